@@ -1,0 +1,94 @@
+#include <cstdlib>
+#include <memory>
+
+#include "cuda_check.cuh"
+#include "device.cuh"
+#include "gpu_test.cuh"
+
+namespace tut::testing {
+
+bool under_sanitizer() {
+  const char* s = std::getenv("TUT_SANITIZER");
+  return s && *s && std::string(s) != "0";
+}
+
+std::uint64_t max_test_elements() { return under_sanitizer() ? (1ull << 22) : UINT64_MAX; }
+
+std::uint64_t test_seed() {
+  const char* s = std::getenv("TUT_TEST_SEED");
+  return s ? std::strtoull(s, nullptr, 10) : 0x5eed2026ull;
+}
+
+std::vector<std::uint64_t> adversarial_sizes(const std::vector<std::uint64_t>& extra) {
+  std::vector<std::uint64_t> s = {0, 1, 2, 31, 32, 33, 1023, 1024, 1025, 4095, 4097,
+                                  (1u << 20) - 1, (1u << 20) + 1};
+  s.insert(s.end(), extra.begin(), extra.end());
+  return s;
+}
+
+namespace {
+
+Options test_options(const ChapterSpec& spec, std::uint64_t n,
+                     const std::vector<std::pair<std::string, long long>>& extra) {
+  Options opt = parse_options(1, nullptr, spec.default_size, spec.extra_options);
+  opt.size = n;
+  opt.size_given = true;
+  opt.seed = test_seed() + n;  // a different input at every size
+  for (const auto& [k, v] : extra) opt.extra[k] = v;
+  return opt;
+}
+
+}  // namespace
+
+void check_all_variants(const ChapterSpec& spec, const std::vector<std::uint64_t>& sizes,
+                        const std::vector<std::pair<std::string, long long>>& extra) {
+  require_supported_gpu();
+  for (std::uint64_t n : sizes) {
+    if (n > max_test_elements()) {
+      MESSAGE("size " << format_size(n) << " skipped under compute-sanitizer (cap "
+                      << format_size(max_test_elements()) << ")");
+      continue;
+    }
+    Options opt = test_options(spec, n, extra);
+    auto w = spec.make_workload();
+    std::size_t need = w->device_bytes(opt);
+    if (static_cast<double>(need) > 0.9 * static_cast<double>(free_device_bytes())) {
+      MESSAGE("size " << format_size(n) << " skipped: needs " << need / (1 << 20)
+                      << " MiB of device memory, more than this GPU has free");
+      continue;
+    }
+    w->prepare(opt, true);
+    for (const auto& v : spec.variants) {
+      if (!v.known_defect.empty()) continue;
+      w->poison(0);
+      w->run(v.name, 0);
+      TUT_CUDA_CHECK(cudaDeviceSynchronize());
+      CheckResult c = w->check(v.name);
+      INFO(spec.id << " variant '" << v.name << "' at n = " << n << " (" << format_size(n) << ")");
+      CHECK_MESSAGE(c.ok, c.message());
+    }
+  }
+}
+
+CheckResult run_variant(const ChapterSpec& spec, const std::string& variant, std::uint64_t n,
+                        const std::vector<std::pair<std::string, long long>>& extra) {
+  require_supported_gpu();
+  Options opt = test_options(spec, n, extra);
+  auto w = spec.make_workload();
+  w->prepare(opt, true);
+  w->poison(0);
+  w->run(variant, 0);
+  TUT_CUDA_CHECK(cudaDeviceSynchronize());
+  return w->check(variant);
+}
+
+int run_chapter_with(const ChapterSpec& spec, const std::vector<std::string>& args) {
+  std::vector<std::string> all = {spec.id};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  return run_chapter(static_cast<int>(all.size()), argv.data(), spec);
+}
+
+}  // namespace tut::testing

@@ -1,0 +1,43 @@
+// Support for the GPU test suites (doctest). Link with tut_gpu_test_main, which skips the whole
+// executable with exit code 77 (meson's SKIP) on a machine without a usable GPU.
+#pragma once
+
+#include "doctest.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "runner.cuh"
+
+namespace tut::testing {
+
+// True under the meson test setups that wrap the tests in compute-sanitizer (TUT_SANITIZER is set):
+// the tools run kernels tens of times slower, so tests cap their sizes there and say so.
+bool under_sanitizer();
+
+// Largest element count a test should use in this run (all under plain runs; 2^22 under a sanitizer).
+std::uint64_t max_test_elements();
+
+// Seed for tests: TUT_TEST_SEED if set, else a fixed default, so failures reproduce.
+std::uint64_t test_seed();
+
+// The adversarial sizes every chapter is tested at: 0, 1, 2, 31, 32, 33, 1023, 1024, 1025,
+// 4095, 4097, 1024*1024-1, 1024*1024+1, plus `extra`.
+std::vector<std::uint64_t> adversarial_sizes(const std::vector<std::uint64_t>& extra = {});
+
+// For each size (those above max_test_elements() are skipped with a message): prepares the
+// chapter's workload with seeded random input, and for every variant without a known defect,
+// poisons the outputs, runs it, and CHECKs the output against the CPU reference.
+void check_all_variants(const ChapterSpec& spec, const std::vector<std::uint64_t>& sizes,
+                        const std::vector<std::pair<std::string, long long>>& extra = {});
+
+// Runs one variant at one size and returns the check (for tests of known defects).
+CheckResult run_variant(const ChapterSpec& spec, const std::string& variant, std::uint64_t n,
+                        const std::vector<std::pair<std::string, long long>>& extra = {});
+
+// run_chapter() with an argument list, for tests of the command line on a GPU machine.
+int run_chapter_with(const ChapterSpec& spec, const std::vector<std::string>& args);
+
+}  // namespace tut::testing

@@ -1,0 +1,63 @@
+// Results of a chapter run and their three output formats. Host-only.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "stats.hpp"
+
+namespace tut {
+
+// What the banner prints; filled from the CUDA runtime in device.cu.
+struct DeviceInfo {
+  std::string name;
+  int device = 0;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  long long l2_bytes = 0;
+  long long global_mem_bytes = 0;
+  int sm_clock_khz = 0;
+  int mem_clock_khz = 0;
+  int bus_width_bits = 0;
+  int driver_version = 0;   // e.g. 13000
+  int runtime_version = 0;
+  double peak_dram_gbps = 0.0;
+};
+
+// One row: a variant (or a reference such as CUB or cudaMemcpy) measured at one size.
+struct Result {
+  std::string chapter;
+  std::string variant;
+  bool reference = false;   // a vendor library or cudaMemcpy, not the chapter's own code
+  std::uint64_t n = 0;
+  double bytes = 0.0;       // minimum bytes moved: inputs read once, outputs written once
+  double flops = 0.0;       // 0 for memory-bound work
+  TimingStats time;
+  double gbps = 0.0;
+  double gflops = 0.0;
+  double pct_peak_dram = 0.0;   // share of the theoretical DRAM bandwidth, percent
+  double pct_memcpy = 0.0;      // share of the same run's cudaMemcpy bandwidth, percent (0: not measured)
+  double speed_vs_ref = 0.0;    // reference time / this time (>1: faster than the reference; 0: none)
+  std::string ref_name;         // the reference that speed_vs_ref compares with
+  std::string check;            // "ok", "skipped", "MISMATCH: ..." or "known defect: ..."
+  bool failed = false;          // a mismatch that is not a documented defect
+};
+
+// Fills gbps, gflops and the percentages of one result from its time, the device peak and the
+// memcpy bandwidth measured in the same run (0 if none).
+void derive_rates(Result& r, double peak_dram_gbps, double memcpy_gbps);
+
+std::string device_banner(const DeviceInfo& d);
+std::string json_escape(const std::string& s);
+
+void write_table(std::ostream& os, const std::vector<Result>& rows);
+void write_csv(std::ostream& os, const std::vector<Result>& rows);
+void write_json(std::ostream& os, const DeviceInfo& d, const std::string& chapter,
+                const std::string& command, const std::vector<Result>& rows);
+void write_results(std::ostream& os, OutputFormat f, const DeviceInfo& d, const std::string& chapter,
+                   const std::string& command, const std::vector<Result>& rows);
+
+}  // namespace tut

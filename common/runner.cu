@@ -1,0 +1,192 @@
+#include <algorithm>
+#include <iostream>
+#include <sstream>
+
+#include "cuda_check.cuh"
+#include "device.cuh"
+#include "device_buffer.cuh"
+#include "runner.cuh"
+#include "timing.cuh"
+
+namespace tut {
+namespace {
+
+const VariantSpec* find_variant(const ChapterSpec& spec, const std::string& name) {
+  for (const auto& v : spec.variants)
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+// The variants to run, in the chapter's order: the selected ones (all by default) plus the
+// references, which every run measures so that ratios come from the same process. Profile mode
+// with an explicit selection runs only what was named.
+std::vector<const VariantSpec*> selected_variants(const ChapterSpec& spec, const Options& opt) {
+  for (const auto& name : opt.variants)
+    if (!find_variant(spec, name)) {
+      std::string known;
+      for (const auto& v : spec.variants) known += (known.empty() ? "" : ", ") + v.name;
+      throw UsageError("unknown variant '" + name + "' (known: " + known + ")");
+    }
+  std::vector<const VariantSpec*> out;
+  for (const auto& v : spec.variants) {
+    bool named = std::find(opt.variants.begin(), opt.variants.end(), v.name) != opt.variants.end();
+    bool chosen = opt.variants.empty() || named || (v.reference && !opt.profile);
+    if (chosen) out.push_back(&v);
+  }
+  return out;
+}
+
+TimingPlan plan_from(const Options& opt) {
+  TimingPlan p;
+  p.warmup = opt.warmup;
+  p.reps = opt.reps;
+  p.budget_ms = opt.budget_ms;
+  p.flush_l2 = opt.flush_l2;
+  if (opt.profile) p.min_reps = p.max_reps = 1;
+  return p;
+}
+
+std::string command_line(int argc, char** argv) {
+  std::string c;
+  for (int i = 0; i < argc; ++i) c += (i ? " " : "") + std::string(argv[i]);
+  return c;
+}
+
+}  // namespace
+
+std::vector<Result> measure_chapter(const ChapterSpec& spec, const Options& opt, DeviceInfo* info_out) {
+  auto variants = selected_variants(spec, opt);
+  require_supported_gpu();
+  DeviceInfo info = query_device();
+  if (info_out) *info_out = info;
+
+  auto workload = spec.make_workload();
+  const std::string what = spec.id + " at --size " + format_size(opt.size);
+  std::size_t need = workload->device_bytes(opt);
+  require_device_memory(need, what);
+  workload->prepare(opt, opt.check);
+  const TimingPlan plan = plan_from(opt);
+
+  std::vector<Result> rows;
+  double memcpy_gbps = 0.0;
+  // The cudaMemcpy reference: the same bytes, device to device, in the same process.
+  const std::size_t copy_bytes = workload->memcpy_bytes();
+  if (copy_bytes > 0 && !opt.profile && static_cast<double>(2 * copy_bytes) < 0.9 * free_device_bytes()) {
+    DeviceBuffer<unsigned char> src(copy_bytes), dst(copy_bytes);
+    src.zero();
+    NvtxRange range(spec.id + "/cudaMemcpy");
+    Result r;
+    r.chapter = spec.id;
+    r.variant = "cudaMemcpy";
+    r.reference = true;
+    r.n = opt.size;
+    r.bytes = 2.0 * static_cast<double>(copy_bytes);
+    r.time = time_gpu(
+        [&](cudaStream_t s) {
+          TUT_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), copy_bytes, cudaMemcpyDeviceToDevice, s));
+        },
+        plan);
+    derive_rates(r, info.peak_dram_gbps, 0.0);
+    memcpy_gbps = r.gbps;
+    r.pct_memcpy = 100.0;
+    r.check = "-";
+    rows.push_back(r);
+  }
+
+  for (const VariantSpec* v : variants) {
+    NvtxRange range(spec.id + "/" + v->name);
+    Result r;
+    r.chapter = spec.id;
+    r.variant = v->name;
+    r.reference = v->reference;
+    r.n = opt.size;
+    Work w = workload->work(v->name);
+    r.bytes = w.bytes;
+    r.flops = w.flops;
+    if (opt.check) {
+      workload->poison(0);
+      workload->run(v->name, 0);
+      TUT_CUDA_CHECK(cudaDeviceSynchronize());
+      CheckResult c = workload->check(v->name);
+      if (c.ok) {
+        r.check = "ok";
+      } else if (!v->known_defect.empty()) {
+        r.check = "known defect: " + v->known_defect + " (" + c.message() + ")";
+      } else {
+        r.check = c.message();
+        r.failed = true;
+      }
+    } else {
+      r.check = "skipped";
+    }
+    r.time = time_gpu([&](cudaStream_t s) { workload->run(v->name, s); }, plan);
+    derive_rates(r, info.peak_dram_gbps, memcpy_gbps);
+    rows.push_back(r);
+  }
+
+  // Ratios against the chosen reference, measured above in the same process.
+  const Result* ref = nullptr;
+  for (const auto& r : rows)
+    if (r.variant == spec.ratio_to) ref = &r;
+  if (ref && ref->time.median_ms > 0) {
+    const double ref_ms = ref->time.median_ms;
+    const std::string ref_name = ref->variant;
+    for (auto& r : rows) {
+      if (r.variant == "cudaMemcpy") continue;
+      r.speed_vs_ref = r.time.median_ms > 0 ? ref_ms / r.time.median_ms : 0.0;
+      r.ref_name = ref_name;
+    }
+  }
+  return rows;
+}
+
+int run_chapter(int argc, char** argv, const ChapterSpec& spec) {
+  const std::string program = argc > 0 ? argv[0] : spec.id;
+  try {
+    Options opt = parse_options(argc, argv, spec.default_size, spec.extra_options);
+    if (opt.help) {
+      std::cout << usage_text(program, spec.id + ": " + spec.title, spec.default_size, spec.extra_options);
+      return 0;
+    }
+    if (opt.list) {
+      for (const auto& v : spec.variants)
+        std::cout << v.name << (v.reference ? " (reference)" : "") << "\t" << v.description
+                  << (v.known_defect.empty() ? "" : " [known defect: " + v.known_defect + "]") << "\n";
+      return 0;
+    }
+    (void)selected_variants(spec, opt);  // reject unknown variants before touching the GPU
+    DeviceInfo info;
+    std::vector<Result> rows = measure_chapter(spec, opt, &info);
+    if (opt.format == OutputFormat::table) {
+      std::cout << spec.id << ": " << spec.title << "\n" << device_banner(info) << "\n";
+    } else if (opt.format == OutputFormat::csv) {
+      std::istringstream banner(device_banner(info));
+      for (std::string line; std::getline(banner, line);) std::cerr << "# " << line << "\n";
+    }
+    write_results(std::cout, opt.format, info, spec.id, command_line(argc, argv), rows);
+    bool failed = std::any_of(rows.begin(), rows.end(), [](const Result& r) { return r.failed; });
+    if (failed) std::cerr << program << ": error: a variant produced wrong results (see the check column)\n";
+    return failed ? 1 : 0;
+  } catch (const UsageError& e) {
+    std::cerr << program << ": error: " << e.what() << "\n";
+    return 2;
+  } catch (const DeviceOutOfMemory& e) {
+    std::cerr << program << ": error: the problem does not fit in device memory (" << e.what()
+              << "); choose a smaller --size\n";
+    return 2;
+  } catch (const NoUsableGpu& e) {
+    std::cerr << program << ": error: " << e.what() << "\n";
+    return 1;
+  } catch (const CudaError& e) {
+    std::cerr << program << ": error: CUDA " << e.what() << "\n";
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << program << ": error: out of host memory for this --size\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << program << ": error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace tut

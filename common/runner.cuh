@@ -1,0 +1,73 @@
+// The chapter runner: every chapter's main() is one call to run_chapter().
+//
+// A chapter describes its variants (ChapterSpec) and provides a Workload that owns the buffers,
+// makes the seeded input, launches a named variant, and checks the output against a CPU reference.
+// The runner does everything else: the command line, the GPU check, the banner, poisoning, checking,
+// timing with NVTX ranges, the cudaMemcpy reference, the ratios and the output format.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "report.hpp"
+#include "verify.hpp"
+
+namespace tut {
+
+struct VariantSpec {
+  std::string name;
+  std::string description;
+  bool reference = false;    // a vendor library (CUB, cuBLAS...): always run, shown with a '*'
+  std::string known_defect;  // non-empty for an 'article' variant kept to show a documented defect:
+                             // a mismatch is reported as this text and does not fail the run
+};
+
+// Bytes and operations one run of a variant performs (the minimum: inputs read once, outputs
+// written once).
+struct Work {
+  double bytes = 0.0;
+  double flops = 0.0;
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  // Device memory prepare() will allocate, so that a size that cannot fit is refused before it tries.
+  virtual std::size_t device_bytes(const Options& opt) const = 0;
+  // Allocates buffers, uploads the seeded input, and (when with_reference) computes the CPU reference.
+  virtual void prepare(const Options& opt, bool with_reference) = 0;
+  // Fills every output buffer with the poison pattern.
+  virtual void poison(cudaStream_t stream) = 0;
+  // Enqueues one run of `variant` on `stream` (no synchronisation).
+  virtual void run(const std::string& variant, cudaStream_t stream) = 0;
+  // Compares the outputs of the last run of `variant` with the reference.
+  virtual CheckResult check(const std::string& variant) = 0;
+  virtual Work work(const std::string& variant) const = 0;
+  // Bytes of a device-to-device cudaMemcpy that moves as much data as this workload (0: none).
+  virtual std::size_t memcpy_bytes() const { return 0; }
+};
+
+struct ChapterSpec {
+  std::string id;            // folder name, e.g. "05-scan-baseline"; also the NVTX prefix
+  std::string title;         // one line for --help and the banner
+  std::string default_size;  // e.g. "2^28"
+  std::vector<VariantSpec> variants;
+  std::vector<ExtraOption> extra_options;
+  std::string ratio_to;      // the variant every row's "speed vs" compares with (e.g. "cub"); may be empty
+  std::function<std::unique_ptr<Workload>()> make_workload;
+};
+
+// Parses argv, runs the selected variants and prints the results. Returns the process exit status:
+// 0 success, 1 a failed check or CUDA error (no GPU included), 2 bad usage.
+int run_chapter(int argc, char** argv, const ChapterSpec& spec);
+
+// The same, but returns the rows instead of printing them (used by tests and the tour).
+std::vector<Result> measure_chapter(const ChapterSpec& spec, const Options& opt, DeviceInfo* info = nullptr);
+
+}  // namespace tut

@@ -1,0 +1,34 @@
+#include "stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tut {
+
+TimingStats summarize(std::vector<double> samples_ms) {
+  TimingStats s;
+  if (samples_ms.empty()) return s;
+  std::sort(samples_ms.begin(), samples_ms.end());
+  const std::size_t n = samples_ms.size();
+  s.reps = static_cast<int>(n);
+  s.min_ms = samples_ms.front();
+  s.max_ms = samples_ms.back();
+  s.median_ms = n % 2 ? samples_ms[n / 2] : 0.5 * (samples_ms[n / 2 - 1] + samples_ms[n / 2]);
+  return s;
+}
+
+double gigabytes_per_second(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e6) : 0.0; }
+
+double gigaflops_per_second(double flops, double ms) { return ms > 0 ? flops / (ms * 1e6) : 0.0; }
+
+int adaptive_reps(double one_run_ms, double budget_ms, int min_reps, int max_reps) {
+  if (one_run_ms <= 0) return max_reps;
+  double r = std::floor(budget_ms / one_run_ms);
+  return static_cast<int>(std::clamp(r, static_cast<double>(min_reps), static_cast<double>(max_reps)));
+}
+
+double peak_dram_gbps(int memory_clock_khz, int bus_width_bits) {
+  return 2.0 * static_cast<double>(memory_clock_khz) * 1e3 * (bus_width_bits / 8.0) / 1e9;
+}
+
+}  // namespace tut

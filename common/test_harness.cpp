@@ -1,0 +1,236 @@
+// Host tests of the harness: run everywhere, CI included, no GPU needed.
+#include <sstream>
+
+#include "cli.hpp"
+#include "doctest.hpp"
+#include "report.hpp"
+#include "stats.hpp"
+#include "verify.hpp"
+
+using namespace tut;
+
+namespace {
+Options parse(std::vector<std::string> args, const std::vector<ExtraOption>& extra = {}) {
+  args.insert(args.begin(), "prog");
+  std::vector<const char*> argv;
+  for (auto& a : args) argv.push_back(a.c_str());
+  return parse_options(static_cast<int>(argv.size()), argv.data(), "2^20", extra);
+}
+}  // namespace
+
+TEST_CASE("parse_size accepts the documented forms") {
+  CHECK(parse_size("1048576") == 1048576u);
+  CHECK(parse_size("2^20") == 1048576u);
+  CHECK(parse_size("1M") == 1048576u);
+  CHECK(parse_size("1m") == 1048576u);
+  CHECK(parse_size("4K") == 4096u);
+  CHECK(parse_size("1G") == (1ull << 30));
+  CHECK(parse_size("3*2^20") == 3u * 1048576u);
+  CHECK(parse_size("2^31+5") == (1ull << 31) + 5);
+  CHECK(parse_size("2^20-1") == 1048575u);
+  CHECK(parse_size("0") == 0u);
+  CHECK(parse_size(" 2^10 ") == 1024u);
+}
+
+TEST_CASE("parse_size rejects bad sizes with a UsageError") {
+  for (const char* bad : {"", "-1", "-5", "abc", "1X", "1.5", "2^", "^3", "2^64", "99999999999999999999",
+                          "1T*1T*1T", "5-6", "12abc", "--3"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_AS(parse_size(bad), UsageError);
+  }
+}
+
+TEST_CASE("format_size writes powers of two readably") {
+  CHECK(format_size(0) == "0");
+  CHECK(format_size(1000) == "1000");
+  CHECK(format_size(1u << 28) == "2^28");
+  CHECK(format_size(3u << 20) == "3*2^20");
+  CHECK(format_size((1u << 20) + 1) == "1048577");
+}
+
+TEST_CASE("parse_options: defaults and every flag") {
+  Options d = parse({});
+  CHECK(d.size == (1u << 20));
+  CHECK_FALSE(d.size_given);
+  CHECK(d.check);
+  CHECK(d.format == OutputFormat::table);
+
+  Options o = parse({"--size", "2^10", "--reps", "7", "--warmup", "3", "--seed", "42", "--variant", "a,b",
+                     "-v", "c", "--no-check", "--format", "csv", "--flush-l2", "--budget-ms", "50"});
+  CHECK(o.size == 1024u);
+  CHECK(o.size_given);
+  CHECK(o.reps == 7);
+  CHECK(o.warmup == 3);
+  CHECK(o.seed == 42u);
+  CHECK(o.variants == std::vector<std::string>{"a", "b", "c"});
+  CHECK_FALSE(o.check);
+  CHECK(o.format == OutputFormat::csv);
+  CHECK(o.flush_l2);
+  CHECK(o.budget_ms == 50.0);
+
+  CHECK(parse({"--size=1M"}).size == (1u << 20));
+  CHECK(parse({"-n", "4K"}).size == 4096u);
+  CHECK(parse({"--json"}).format == OutputFormat::json);
+  CHECK(parse({"--csv"}).format == OutputFormat::csv);
+  CHECK(parse({"--list"}).list);
+  CHECK(parse({"--help"}).help);
+  CHECK(parse({"-h"}).help);
+}
+
+TEST_CASE("parse_options: profile mode is one warm-up and one timed run") {
+  Options p = parse({"--profile", "--reps", "50"});
+  CHECK(p.profile);
+  CHECK(p.warmup == 1);
+  CHECK(p.reps == 1);
+}
+
+TEST_CASE("parse_options: chapter-specific options") {
+  std::vector<ExtraOption> extra = {{"block", "threads per block", 64, 32, 1024}};
+  CHECK(parse({}, extra).extra.at("block") == 64);
+  CHECK(parse({"--block", "256"}, extra).extra.at("block") == 256);
+  CHECK_THROWS_AS(parse({"--block", "16"}, extra), UsageError);
+  CHECK_THROWS_AS(parse({"--block", "2048"}, extra), UsageError);
+  CHECK_THROWS_AS(parse({"--block", "x"}, extra), UsageError);
+}
+
+TEST_CASE("parse_options rejects every bad command line") {
+  const std::vector<std::vector<std::string>> bad = {
+      {"--size", "-1"},     {"--size", "abc"},   {"--size"},           {"--bogus"},
+      {"extra"},            {"--reps", "0"},     {"--reps", "-3"},     {"--reps", "x"},
+      {"--warmup", "-1"},   {"--seed", "-2"},    {"--format", "xml"},  {"--variant", ""},
+      {"--variant", ","},   {"--no-check=1"},    {"--budget-ms", "0"}, {"--size", "2^64"},
+  };
+  for (const auto& args : bad) {
+    std::string joined;
+    for (const auto& a : args) joined += a + " ";
+    CAPTURE(joined);
+    CHECK_THROWS_AS(parse(args), UsageError);
+  }
+}
+
+TEST_CASE("usage errors are one line") {
+  try {
+    parse({"--size", "-7"});
+    FAIL("expected a UsageError");
+  } catch (const UsageError& e) {
+    std::string m = e.what();
+    CHECK(m.find('\n') == std::string::npos);
+    CHECK(m.find("-7") != std::string::npos);
+  }
+}
+
+TEST_CASE("summarize: median, min, max") {
+  TimingStats s = summarize({5, 1, 3});
+  CHECK(s.median_ms == 3);
+  CHECK(s.min_ms == 1);
+  CHECK(s.max_ms == 5);
+  CHECK(s.reps == 3);
+  CHECK(summarize({4, 1, 2, 3}).median_ms == doctest::Approx(2.5));
+  CHECK(summarize({}).reps == 0);
+}
+
+TEST_CASE("bandwidth arithmetic") {
+  CHECK(gigabytes_per_second(2e9, 1000.0) == doctest::Approx(2.0));
+  CHECK(gigabytes_per_second(1e9, 1.0) == doctest::Approx(1000.0));
+  CHECK(gigabytes_per_second(1e9, 0.0) == 0.0);
+  CHECK(gigaflops_per_second(5e9, 10.0) == doctest::Approx(500.0));
+  // H100 SXM: HBM3 memory clock 2619 MHz on a 5120-bit bus -> 3352 GB/s.
+  CHECK(peak_dram_gbps(2619000, 5120) == doctest::Approx(3352.32));
+  CHECK(adaptive_reps(10.0, 1000.0, 5, 1000) == 100);
+  CHECK(adaptive_reps(500.0, 1000.0, 5, 1000) == 5);
+  CHECK(adaptive_reps(0.001, 1000.0, 5, 1000) == 1000);
+
+  Result r;
+  r.bytes = 2e9;
+  r.time = summarize({1.0});
+  derive_rates(r, 4000.0, 1000.0);
+  CHECK(r.gbps == doctest::Approx(2000.0));
+  CHECK(r.pct_peak_dram == doctest::Approx(50.0));
+  CHECK(r.pct_memcpy == doctest::Approx(200.0));
+}
+
+TEST_CASE("verification catches a planted mismatch and reports it") {
+  auto ref = random_integers<int>(1000, 7);
+  auto out = ref;
+  CHECK(compare_exact(ref, out).ok);
+  out[123] ^= 1;
+  out[500] += 9;
+  CheckResult r = compare_exact(ref, out);
+  CHECK_FALSE(r.ok);
+  CHECK(r.bad_count == 2);
+  CHECK(r.first_bad == 123);
+  CHECK(r.expected == std::to_string(ref[123]));
+  CHECK(r.actual == std::to_string(out[123]));
+  CHECK(r.message().find("index 123") != std::string::npos);
+
+  std::vector<int> shorter(999);
+  CHECK_FALSE(compare_exact(ref, shorter).ok);
+}
+
+TEST_CASE("exact comparison over many chunks finds the lowest bad index") {
+  std::vector<std::int32_t> a(std::size_t{3} << 22, 5), b = a;
+  b[(std::size_t{2} << 22) + 3] = 0;
+  b[(std::size_t{1} << 22) + 9] = 0;
+  CheckResult r = compare_exact(a, b);
+  CHECK(r.bad_count == 2);
+  CHECK(r.first_bad == (std::size_t{1} << 22) + 9);
+}
+
+TEST_CASE("relative comparison of floats rejects NaN and large errors") {
+  std::vector<float> ref = random_floats(4096, 3), out = ref;
+  CHECK(compare_relative(ref.data(), out.data(), ref.size(), 1e-6).ok);
+  out[10] *= 1.0f + 1e-7f;
+  CHECK(compare_relative(ref.data(), out.data(), ref.size(), 1e-5).ok);
+  out[20] = std::nanf("");
+  CheckResult nan = compare_relative(ref.data(), out.data(), ref.size(), 1e-5);
+  CHECK_FALSE(nan.ok);
+  CHECK(nan.first_bad == 20);
+  out[20] = ref[20] + 10.0f;
+  CHECK_FALSE(compare_relative(ref.data(), out.data(), ref.size(), 1e-5).ok);
+}
+
+TEST_CASE("seeded random inputs are reproducible, varied and cover the int32 range") {
+  auto a = random_integers<std::int32_t>(100000, 1), b = random_integers<std::int32_t>(100000, 1);
+  auto c = random_integers<std::int32_t>(100000, 2);
+  CHECK(a == b);
+  CHECK(a != c);
+  bool neg = false, big = false;
+  for (auto v : a) {
+    neg |= v < -(1 << 30);
+    big |= v > (1 << 30);
+  }
+  CHECK(neg);
+  CHECK(big);
+  auto r = random_integers<int>(10000, 5, -3, 3);
+  for (int v : r) CHECK((v >= -3 && v <= 3));
+}
+
+TEST_CASE("CSV and JSON output") {
+  Result r;
+  r.chapter = "05-scan-baseline";
+  r.variant = "default";
+  r.n = 1024;
+  r.bytes = 8192;
+  r.time = summarize({1.0, 2.0, 3.0});
+  r.check = "MISMATCH: \"quoted\", comma";
+  derive_rates(r, 100.0, 50.0);
+  std::ostringstream csv;
+  write_csv(csv, {r});
+  std::string text = csv.str();
+  CHECK(text.rfind("chapter,variant,", 0) == 0);
+  CHECK(text.find("05-scan-baseline,default,0,1024,8192,") != std::string::npos);
+  CHECK(text.find("\"MISMATCH: \"\"quoted\"\", comma\"") != std::string::npos);
+
+  DeviceInfo d;
+  d.name = "Test \"GPU\"";
+  std::ostringstream json;
+  write_json(json, d, "05-scan-baseline", "prog --json", {r});
+  std::string j = json.str();
+  CHECK(j.find("\"name\": \"Test \\\"GPU\\\"\"") != std::string::npos);
+  CHECK(j.find("\"median_ms\": 2") != std::string::npos);
+  CHECK(j.find("\"variant\": \"default\"") != std::string::npos);
+
+  std::ostringstream table;
+  write_table(table, {r});
+  CHECK(table.str().find("median ms") != std::string::npos);
+}
