@@ -113,9 +113,9 @@ void write_table(std::ostream& os, const std::vector<Result>& rows) {
     }
     os << "\n";
     if (k == 0) {
-      std::size_t total = 0;
-      for (std::size_t i = 0; i < width.size(); ++i) total += width[i] + 2;
-      os << std::string(total, '-') << "\n";
+      std::size_t total = 0;  // the rule stops where the last (free-width) column starts
+      for (std::size_t i = 0; i + 1 < width.size(); ++i) total += width[i] + 2;
+      os << std::string(total + 5, '-') << "\n";
     }
   }
   os << std::right;
