@@ -67,6 +67,10 @@ std::vector<Result> measure_chapter(const ChapterSpec& spec, const Options& opt,
   workload->prepare(opt, opt.check);
   const TimingPlan plan = plan_from(opt);
 
+  // NVTX: one range for the chapter and one nested range per variant, so that
+  // `ncu --nvtx --nvtx-include "<chapter>/<variant>/"` (ncu's syntax for nested push/pop ranges)
+  // selects exactly one variant's kernels.
+  NvtxRange chapter_range(spec.id);
   std::vector<Result> rows;
   double memcpy_gbps = 0.0;
   // The cudaMemcpy reference: the same bytes, device to device, in the same process.
@@ -74,7 +78,7 @@ std::vector<Result> measure_chapter(const ChapterSpec& spec, const Options& opt,
   if (copy_bytes > 0 && !opt.profile && static_cast<double>(2 * copy_bytes) < 0.9 * free_device_bytes()) {
     DeviceBuffer<unsigned char> src(copy_bytes), dst(copy_bytes);
     src.zero();
-    NvtxRange range(spec.id + "/cudaMemcpy");
+    NvtxRange range("cudaMemcpy");
     Result r;
     r.chapter = spec.id;
     r.variant = "cudaMemcpy";
@@ -94,7 +98,7 @@ std::vector<Result> measure_chapter(const ChapterSpec& spec, const Options& opt,
   }
 
   for (const VariantSpec* v : variants) {
-    NvtxRange range(spec.id + "/" + v->name);
+    NvtxRange range(v->name);
     Result r;
     r.chapter = spec.id;
     r.variant = v->name;
@@ -119,7 +123,9 @@ std::vector<Result> measure_chapter(const ChapterSpec& spec, const Options& opt,
     } else {
       r.check = "skipped";
     }
-    r.time = time_gpu([&](cudaStream_t s) { workload->run(v->name, s); }, plan);
+    TimingPlan variant_plan = plan;
+    if (opt.profile && opt.check) variant_plan.warmup = 0;  // the checked run was the one warm-up
+    r.time = time_gpu([&](cudaStream_t s) { workload->run(v->name, s); }, variant_plan);
     derive_rates(r, info.peak_dram_gbps, memcpy_gbps);
     rows.push_back(r);
   }

@@ -26,7 +26,8 @@ TimingStats time_gpu(const std::function<void(cudaStream_t)>& work, const Timing
 // Writes a buffer twice the L2 size so that the next kernel starts with a cold cache.
 void flush_l2(cudaStream_t stream = 0);
 
-// An NVTX range named "chapter/variant" for `ncu --nvtx --nvtx-include "chapter/variant/"`.
+// A scoped NVTX push/pop range. The runner nests "<variant>" inside "<chapter>", which
+// `ncu --nvtx --nvtx-include "<chapter>/<variant>/"` selects.
 class NvtxRange {
  public:
   explicit NvtxRange(const std::string& name);

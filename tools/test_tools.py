@@ -1,0 +1,701 @@
+#!/usr/bin/env python3
+"""Host tests of the comparison tools (tools/tour, results, ncu-compare, sanitize): their arithmetic,
+parsing and formatting on fixtures, and each tool end to end with stand-ins for the chapter programs,
+ncu and meson (tools/fixtures/fake_*.py). No GPU needed. Run: python3 tools/test_tools.py"""
+
+import contextlib
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from unittest import mock
+from pathlib import Path
+
+sys.dont_write_bytecode = True
+TOOLS = Path(__file__).resolve().parent
+FIXTURES = TOOLS / "fixtures"
+sys.path.insert(0, str(TOOLS))
+
+from tutkit import common, ncu, results, sanitize, tour  # noqa: E402
+from tutkit.common import ToolError  # noqa: E402
+
+
+def fixture_json(name):
+    return json.loads((FIXTURES / name).read_text())
+
+
+def argparse_namespace(**kw):
+    import argparse
+    return argparse.Namespace(**kw)
+
+
+def record(chapter, data=None, error=None, params=None):
+    return {"chapter": chapter, "program": f"build/chapters/{chapter}/{chapter}", "params": params or {},
+            "command": f"build/chapters/{chapter}/{chapter} --format json", "returncode": 0 if not error else 1,
+            "elapsed_s": 1.0, "error": error, "data": data}
+
+
+def fixture_records(*chapters):
+    return [record(c, fixture_json(f"program-{c}.json")) for c in chapters]
+
+
+SCAN = ["05-scan-baseline", "06-scan-shared-memory", "09-scan-zero-padding", "14-scan-two-pass"]
+
+
+def install_script(source, dest):
+    """Copies a fixture script to `dest`, executable, run by this interpreter (not whatever `python3` on
+    PATH is, which may be slow to start or missing)."""
+    lines = Path(source).read_text().splitlines(keepends=True)
+    if lines and lines[0].startswith("#!"):
+        lines = lines[1:]
+    Path(dest).write_text(f"#!{sys.executable}\n" + "".join(lines))
+    os.chmod(dest, 0o755)
+    return Path(dest)
+
+
+def call(main, argv):
+    """Runs a tool's main through run_main with stdout and stderr captured: (status, out, err)."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = common.run_main(main, argv)
+        out.seek(0)
+        err.seek(0)
+        return status, out.read(), err.read()
+
+
+class FakeBuild:
+    """A build directory whose chapter programs are tools/fixtures/fake_chapter.py."""
+
+    def __init__(self, chapters):
+        self.dir = Path(tempfile.mkdtemp(prefix="tools-test-build-"))
+        self.log = self.dir / "calls.jsonl"
+        for c in chapters:
+            d = self.dir / "chapters" / c
+            d.mkdir(parents=True)
+            install_script(FIXTURES / "fake_chapter.py", d / c)
+            # the -G and -test builds must never be picked up
+            install_script(FIXTURES / "fake_chapter.py", d / (c + "-test"))
+        os.environ["FAKE_FIXTURES"] = str(FIXTURES)
+        os.environ["FAKE_CHAPTER_LOG"] = str(self.log)
+
+    def calls(self):
+        return [json.loads(l) for l in self.log.read_text().splitlines()] if self.log.exists() else []
+
+    def cleanup(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+# ---- common -------------------------------------------------------------------------------------
+
+class CommonTest(unittest.TestCase):
+    def test_sizes(self):
+        for text, n in [("1048576", 2**20), ("2^20", 2**20), ("1M", 2**20), ("4K", 4096), ("3*2^20", 3 * 2**20),
+                        ("2^31+5", 2**31 + 5), ("2^28-1", 2**28 - 1), ("0", 0)]:
+            self.assertEqual(common.parse_size(text), n, text)
+        for bad in ["", "-1", "abc", "1.5", "2^64", "2^", "1x", "5-10", "1--2"]:
+            with self.assertRaises(ToolError, msg=bad):
+                common.parse_size(bad)
+        self.assertEqual(common.format_size(2**28), "2^28")
+        self.assertEqual(common.format_size(3 * 2**20), "3*2^20")
+        self.assertEqual(common.format_size(1000), "1000")
+        self.assertEqual(common.format_size(2**31 + 5), "2147483653")
+
+    def test_select_chapters(self):
+        built = ["01-warp-divergence", "03-vectorized-loads", "05-scan-baseline", "06-scan-shared-memory",
+                 "14-scan-two-pass"]
+        self.assertEqual(common.select_chapters(built, None), built)
+        self.assertEqual(common.select_chapters(built, "05,01"), ["01-warp-divergence", "05-scan-baseline"])
+        self.assertEqual(common.select_chapters(built, "05-14"), built[2:])
+        self.assertEqual(common.select_chapters(built, "03-vectorized-loads"), ["03-vectorized-loads"])
+        self.assertEqual(common.select_chapters(built, "06-scan"), ["06-scan-shared-memory"])
+        with self.assertRaisesRegex(ToolError, "no built chapter program matches '07'"):
+            common.select_chapters(built, "07")
+        with self.assertRaises(ToolError):
+            common.select_chapters(built, ",")
+
+    def test_stage_variant_name(self):
+        self.assertEqual(common.stage_variant_name("09-scan-zero-padding",
+                                                   [("scan-zero-padding-article", False), ("scan-zero-padding", False),
+                                                    ("cub", True)]), "scan-zero-padding")
+        self.assertEqual(common.stage_variant_name("05-scan-baseline",
+                                                   [("cudaMemcpy", True), ("cub", True), ("serial", False)]), "serial")
+        self.assertIsNone(common.stage_variant_name("05-x", [("cub", True)]))
+
+    def test_tables(self):
+        text = common.format_table(["name", "value"], [["a", "1"], ["long name", "22.5"], ["c", None]])
+        lines = text.splitlines()
+        self.assertEqual(lines[0], "name       value")
+        self.assertEqual(lines[1], "-" * 16)
+        self.assertEqual(lines[3], "long name   22.5")
+        self.assertEqual(lines[4], "c" + " " * 14 + "-")
+        md = common.markdown_table(["a|b", "n"], [["x|y", 3]], "lr")
+        self.assertEqual(md.splitlines(), ["| a\\|b | n |", "|---|---:|", "| x\\|y | 3 |"])
+
+    def test_number_formats(self):
+        self.assertEqual(common.fmt_us(10.0), "10000")
+        self.assertEqual(common.fmt_us(0.0123), "12.3")
+        self.assertEqual(common.fmt_us(0.00123), "1.23")
+        self.assertEqual(common.fmt_us(None), "-")
+        self.assertEqual(common.fmt_ratio(2.5), "2.50x")
+        self.assertEqual(common.fmt_ratio(123.45), "123.5x")
+        self.assertEqual(common.fmt_ratio(0.0123), "0.0123x")
+        self.assertEqual(common.fmt_count(1234567.0), "1,234,567")
+        self.assertIsNone(common.ratio(1.0, 0))
+        self.assertEqual(common.slugify("NVIDIA H100 80GB HBM3"), "nvidia-h100-80gb-hbm3")
+        self.assertEqual(common.cuda_version_text(13000), "13.0")
+        self.assertEqual(common.cuda_version_text(12040), "12.4")
+
+
+# ---- tour ---------------------------------------------------------------------------------------
+
+class TourMathTest(unittest.TestCase):
+    def test_stage_ratios(self):
+        rows, summary = tour.stage_table(fixture_records(*SCAN))
+        by = {r["chapter"]: r for r in rows}
+        self.assertEqual([r["chapter"] for r in rows], SCAN)
+        b, s, z, t = (by[c] for c in SCAN)
+        self.assertEqual(b["variant"], "scan-baseline")
+        self.assertEqual(z["variant"], "scan-zero-padding")  # named like the folder, not the 'article' variant
+        self.assertIsNone(b["x_prev"])
+        self.assertAlmostEqual(s["x_prev"], 10.0 / 4.0)
+        self.assertEqual(s["prev"], "05-scan-baseline")
+        self.assertAlmostEqual(z["x_prev"], 4.0 / 2.0)
+        self.assertAlmostEqual(t["x_prev"], 2.0 / 0.1)        # 14 compares with 09: 10-13 are absent
+        self.assertEqual(t["prev"], "09-scan-zero-padding")
+        self.assertAlmostEqual(t["x_base"], 10.0 / 0.1)
+        self.assertAlmostEqual(b["x_base"], 1.0)
+        self.assertAlmostEqual(t["vs_cub"], 0.05 / 0.1)
+        self.assertAlmostEqual(s["vs_cub"], 0.052 / 4.0)
+        self.assertAlmostEqual(t["pct_memcpy"], 40.0)
+        self.assertAlmostEqual(s["article_x_prev"], 72390 / 33726)
+        self.assertAlmostEqual(t["article_x_prev"], 7516 / 2467)
+        self.assertAlmostEqual(t["article_x_base"], 72390 / 2467)
+        self.assertAlmostEqual(t["article_vs_cub"], 1444 / 2467)
+        self.assertEqual(summary["baseline"], "05-scan-baseline")
+        self.assertAlmostEqual(summary["cub_ms"], 0.05)       # median of 0.05, 0.052, 0.049, 0.05
+        self.assertAlmostEqual(summary["memcpy_ms"], 0.04)
+        self.assertEqual(summary["sizes"], [2**24])
+
+    def test_baseline_is_first_stage_without_05(self):
+        rows, summary = tour.stage_table(fixture_records("06-scan-shared-memory", "14-scan-two-pass"))
+        self.assertEqual(summary["baseline"], "06-scan-shared-memory")
+        self.assertAlmostEqual(rows[1]["x_base"], 4.0 / 0.1)
+        self.assertAlmostEqual(rows[1]["article_x_base"], 33726 / 2467)
+
+    def test_failed_stage_is_skipped_by_ratios(self):
+        recs = fixture_records("05-scan-baseline")
+        recs.append(record("07-scan-block", None, "error: no CUDA GPU found"))
+        recs += fixture_records("14-scan-two-pass")
+        rows, _ = tour.stage_table(recs)
+        self.assertEqual(rows[1]["check"], "FAILED: error: no CUDA GPU found")
+        self.assertIsNone(rows[1]["ours_ms"])
+        self.assertEqual(rows[2]["prev"], "05-scan-baseline")
+        self.assertAlmostEqual(rows[2]["x_prev"], 100.0)
+
+    def test_wrong_result_shows_in_check(self):
+        recs = fixture_records("05-scan-baseline")
+        stage = recs[0]["data"]["results"][1]
+        stage.update(failed=True, check="MISMATCH: 7 elements differ")
+        recs[0]["error"] = "a variant produced wrong results (see the check column)"
+        rows, _ = tour.stage_table(recs)
+        self.assertEqual(rows[0]["check"], "FAILED: MISMATCH: 7 elements differ")
+        self.assertIn("1 of 1 programs failed", tour.render_tour({}, recs))
+
+    def test_other_rows(self):
+        rows = tour.other_rows(fixture_records("01-warp-divergence", *SCAN))
+        names = [(r["chapter"], r["variant"]) for r in rows]
+        self.assertIn(("01-warp-divergence", "cudaMemcpy"), names)
+        self.assertIn(("01-warp-divergence", "kernel4-article"), names)
+        self.assertIn(("09-scan-zero-padding", "scan-zero-padding-article"), names)
+        self.assertNotIn(("09-scan-zero-padding", "scan-zero-padding"), names)  # in the stage table
+        self.assertFalse([n for n in names if n[0] != "01-warp-divergence" and n[1] in ("cub", "cudaMemcpy")])
+        k1 = next(r for r in rows if r["variant"] == "kernel1-even-odd")
+        self.assertEqual(k1["ref_name"], "kernel2-warp-uniform")
+        self.assertAlmostEqual(k1["speed_vs_ref"], 0.999597157)
+
+    def test_render(self):
+        meta = {"gpu": "NVIDIA H200", "compute_capability": "9.0", "sms": 132, "driver": "580.1",
+                "cuda_runtime": "13.0", "commit": "abc"}
+        text = tour.render_tour(meta, fixture_records("01-warp-divergence", *SCAN))
+        self.assertIn("NVIDIA H200, cc 9.0, 132 SMs; driver 580.1, CUDA runtime 13.0", text)
+        self.assertIn("inclusive scan of n = 2^24 int32", text)
+        line14 = next(l for l in text.splitlines() if l.startswith("14-scan-two-pass"))
+        for cell in ["scan-two-pass", "100.0", "2467", "20.0x", "3.05x", "100.0x", "29.3x", "0.50x", "0.59x",
+                     "40.0", "ok"]:
+            self.assertIn(cell, line14.split(), cell)
+        self.assertRegex(text, r"CUB \(cub::DeviceScan\)\s+cub\s+50\.0\s+1444")
+        self.assertIn("all 5 programs ran and passed their checks.", text)
+        self.assertIn("kernel4-article", text)
+
+
+class TourEndToEndTest(unittest.TestCase):
+    def setUp(self):
+        self.build = FakeBuild(["01-warp-divergence", "05-scan-baseline", "06-scan-shared-memory",
+                                "14-scan-two-pass", "07-nogpu"])
+
+    def tearDown(self):
+        self.build.cleanup()
+
+    def test_selected_chapters_pass(self):
+        out_json = self.build.dir / "tour.json"
+        status, out, err = call(tour.main, ["--build", str(self.build.dir), "--no-build", "--chapters", "05,06,14",
+                                            "--size", "2^20", "--budget-ms", "5", "--json", str(out_json), "--",
+                                            "--flush-l2"])
+        self.assertEqual(status, 0, err)
+        calls = self.build.calls()
+        self.assertEqual([c[0] for c in calls], ["05-scan-baseline", "06-scan-shared-memory", "14-scan-two-pass"])
+        self.assertEqual(calls[0][1:], ["--format", "json", "--size", "2^20", "--budget-ms", "5", "--flush-l2"])
+        self.assertIn("05-scan-baseline", out)
+        self.assertNotIn("Other chapters", out)
+        doc = json.loads(out_json.read_text())
+        self.assertEqual(doc["format"], tour.RESULTS_FORMAT)
+        self.assertEqual(doc["meta"]["gpu"], "NVIDIA H200")
+        self.assertEqual(doc["meta"]["cuda_runtime"], "13.0")
+        for key in ("driver", "date", "commit", "command", "nvcc"):
+            self.assertIn(key, doc["meta"])
+        self.assertEqual(len(doc["programs"]), 3)
+        self.assertEqual(doc["stages"]["rows"][2]["chapter"], "14-scan-two-pass")
+
+    def test_a_failing_program_fails_the_tour(self):
+        status, out, err = call(tour.main, ["--build", str(self.build.dir), "--no-build"])
+        self.assertEqual(status, 1)
+        self.assertIn("1 of 5 programs failed:", out)
+        self.assertIn("07-nogpu: error: no CUDA GPU found", out)
+        self.assertNotIn("-test", " ".join(c[0] for c in self.build.calls()))
+
+    def test_bad_input(self):
+        for argv, message in [(["--size", "abc"], "invalid size 'abc'"), (["--budget-ms", "0"], "--budget-ms"),
+                              (["--chapters", "42"], "no built chapter program matches '42'"),
+                              (["--bogus"], "unrecognized arguments: --bogus")]:
+            status, out, err = call(tour.main, ["--build", str(self.build.dir), "--no-build"] + argv)
+            self.assertEqual(status, 2, argv)
+            self.assertIn(message, err)
+            self.assertEqual(len(err.strip().splitlines()), 1, err)
+        status, _, err = call(tour.main, ["--build", str(self.build.dir / "missing"), "--no-build"])
+        self.assertEqual(status, 2)
+        self.assertIn("does not exist", err)
+
+    def test_missing_build_tools(self):
+        old = os.environ["PATH"]
+        os.environ["PATH"] = str(self.build.dir / "empty")
+        try:  # (meson_command() would also find a meson package importable by this Python)
+            with self.assertRaises(ToolError) as cm, mock.patch.object(tour, "meson_command", return_value=None):
+                tour.ensure_built(self.build.dir / "new", quiet=True)
+        finally:
+            os.environ["PATH"] = old
+        self.assertIn("meson not found", str(cm.exception))
+        self.assertIn("ninja not found", str(cm.exception))
+        self.assertFalse((self.build.dir / "new").exists())
+
+    def test_program_json_with_nan(self):
+        self.assertEqual(tour.parse_program_json('{"a": nan, "b": [inf, -inf], "c": "nan"}'),
+                         {"a": None, "b": [None, None], "c": "nan"})
+
+    def test_program_error_line(self):
+        self.assertEqual(tour.program_error("noise\n./x: error: no CUDA GPU found\n", 1), "error: no CUDA GPU found")
+        self.assertEqual(tour.program_error("", -9), "killed by signal 9")
+        self.assertEqual(tour.program_error("", 3), "exit status 3")
+
+
+class CommandLineTest(unittest.TestCase):
+    def test_help_and_usage_errors(self):
+        for tool in ("tour", "results", "ncu-compare", "sanitize"):
+            p = subprocess.run([sys.executable, str(TOOLS / tool), "--help"], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, tool)
+            self.assertIn("usage:", p.stdout)
+            p = subprocess.run([sys.executable, str(TOOLS / tool), "--no-such-option"], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 2, tool)
+            self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+            self.assertTrue(p.stderr.startswith(f"{tool}: error:"), p.stderr)
+            self.assertTrue(os.access(TOOLS / tool, os.X_OK), f"tools/{tool} is not executable")
+
+
+# ---- results ------------------------------------------------------------------------------------
+
+def sample_document():
+    meta = {"gpu": "NVIDIA H200", "compute_capability": "9.0", "sms": 132, "peak_dram_gbps": 4814.3,
+            "driver": "580.159.03", "cuda_driver_api": "13.0", "cuda_runtime": "13.0", "nvcc": "13.0.48",
+            "date": "2026-11-21T20:00:00Z", "commit": "0123456789abcdef", "command": "tools/results --budget-ms 300"}
+    return tour.results_document(meta, fixture_records("01-warp-divergence", *SCAN))
+
+
+class ResultsTest(unittest.TestCase):
+    def test_markdown(self):
+        md = results.render_markdown(sample_document(), {"scan": "nvidia-h200-scan.png"})
+        for text in ["# Measured results: NVIDIA H200", "| GPU | NVIDIA H200 (compute capability 9.0, 132 SMs, "
+                     "4814 GB/s theoretical DRAM peak) |", "| driver | 580.159.03 |",
+                     "| CUDA | runtime 13.0, driver API 13.0, nvcc 13.0.48 |", "| commit | `0123456789abcdef` |",
+                     "| command | `tools/results --budget-ms 300` |", "## Scan stages",
+                     "![Time per scan stage, ours and the article's](nvidia-h200-scan.png)",
+                     "### 01-warp-divergence", "### 14-scan-two-pass", "Every program run passed its checks."]:
+            self.assertIn(text, md)
+        row = next(l for l in md.splitlines() if l.startswith("| 06-scan-shared-memory |"))
+        self.assertEqual([c.strip() for c in row.strip("|").split("|")][:10],
+                         ["06-scan-shared-memory", "scan-shared-memory", "4000", "33726 (§4)", "2.50x", "2.15x",
+                          "2.50x", "2.15x", "0.013x", "0.0428x"])
+        self.assertNotIn("vector-loads.png", md)
+        # a chapter's own table: every row, references marked
+        self.assertIn("| cudaMemcpy \\* | 2^26 |", md)
+
+    def test_markdown_records_failures(self):
+        doc = sample_document()
+        doc["programs"].append(record("07-scan-block", None, "error: no CUDA GPU found"))
+        md = results.render_markdown(doc)
+        self.assertIn("**Failed:** error: no CUDA GPU found", md)
+        self.assertIn("1 program runs failed.", md)
+
+    def test_compare(self):
+        old = sample_document()
+        new = copy.deepcopy(old)
+        for rec in new["programs"]:
+            for r in rec["data"]["results"]:
+                if rec["chapter"] == "06-scan-shared-memory" and r["variant"] == "scan-shared-memory":
+                    r["median_ms"] *= 1.2
+                if rec["chapter"] == "14-scan-two-pass" and r["variant"] == "scan-two-pass":
+                    r["median_ms"] *= 0.5
+                if rec["chapter"] == "05-scan-baseline" and r["variant"] == "scan-baseline":
+                    r["median_ms"] *= 1.05
+        slower, faster, common_n, only_new, only_old = results.compare_documents(new, old, 10)
+        self.assertEqual([s[0] for s in slower], ["06-scan-shared-memory / scan-shared-memory (n=2^24)"])
+        self.assertAlmostEqual(slower[0][3], 20.0)
+        self.assertEqual([f[0] for f in faster], ["14-scan-two-pass / scan-two-pass (n=2^24)"])
+        self.assertEqual(common_n, 7 + 4 * 3 + 1)
+        self.assertEqual((only_new, only_old), (0, 0))
+        self.assertEqual(results.compare_documents(new, old, 25)[0], [])
+        self.assertEqual(len(results.compare_documents(new, old, 4)[0]), 2)
+
+    def test_compare_command(self):
+        tmp = Path(tempfile.mkdtemp())
+        try:
+            old, new = tmp / "old.json", tmp / "new.json"
+            doc = sample_document()
+            old.write_text(json.dumps(doc))
+            doc["meta"]["gpu"] = "NVIDIA H100 80GB HBM3"
+            doc["programs"][1]["data"]["results"][1]["median_ms"] *= 2
+            new.write_text(json.dumps(doc))
+            status, out, err = call(results.main, ["--compare", str(new), str(old), "--threshold", "10"])
+            self.assertEqual(status, 0, err)
+            self.assertIn("05-scan-baseline / scan-baseline (n=2^24)", out)
+            self.assertIn("+100.0%", out)
+            self.assertIn("different GPUs", out)
+            # one program's own --format json output compares too
+            status, out, _ = call(results.main, ["--compare", str(FIXTURES / "program-05-scan-baseline.json"),
+                                                 str(FIXTURES / "program-05-scan-baseline.json")])
+            self.assertEqual(status, 0)
+            self.assertIn("3 timings in both files; 0 slower", out)
+            for argv, message in [(["--compare", str(tmp / "none.json"), str(old)], "does not exist"),
+                                  (["--compare", str(new), str(old), "--threshold", "-1"], "--threshold"),
+                                  (["--compare", str(FIXTURES / "testlog-racecheck.json"), str(old)],
+                                   "not valid JSON")]:
+                status, _, err = call(results.main, argv)
+                self.assertEqual(status, 2, argv)
+                self.assertIn(message, err)
+        finally:
+            shutil.rmtree(tmp)
+
+    def test_results_end_to_end_with_sweeps(self):
+        build = FakeBuild(["03-vectorized-loads", "04-warp-aggregated-atomics", "05-scan-baseline",
+                           "14-scan-two-pass"])
+        try:
+            out_dir = build.dir / "results"
+            status, out, err = call(results.main, ["--build", str(build.dir), "--no-build", "--out", str(out_dir),
+                                                   "--no-plots", "--sweep-sizes", "2^16,2^20",
+                                                   "--selectivities", "0,50,100", "--commit", "feedbeef"])
+            self.assertEqual(status, 0, err)
+            self.assertIn("Scan stages", out)
+            doc = json.loads((out_dir / "nvidia-h200.json").read_text())
+            self.assertEqual(doc["meta"]["commit"], "feedbeef")
+            self.assertEqual([r["params"] for r in doc["sweeps"]["vector_loads"]["runs"]],
+                             [{"size": "2^16"}, {"size": "2^20"}])
+            self.assertEqual([r["params"] for r in doc["sweeps"]["atomics"]["runs"]],
+                             [{"selectivity": "0"}, {"selectivity": "50"}, {"selectivity": "100"}])
+            calls = build.calls()
+            sweep_calls = [c for c in calls if c[0].startswith("04") and "--selectivity" in c]
+            self.assertEqual(len(sweep_calls), 3)
+            self.assertIn("--budget-ms", sweep_calls[0])   # sweeps default to a short budget
+            md = (out_dir / "nvidia-h200.md").read_text()
+            self.assertIn("## Vector loads: bandwidth against size (03-vectorized-loads)", md)
+            self.assertIn("| size | cudaMemcpy | scalar | int4 |", md)
+            self.assertIn("| 2^16 |", md)
+            self.assertIn("| selectivity | global-atomic | warp-aggregated | cub |", md)
+            row = next(l for l in md.splitlines() if l.startswith("| 50 |"))
+            self.assertEqual(row, "| 50 | 510.0 | 25.6 | 20.0 |")   # µs, from the fake's formula
+            # --render rewrites the markdown from the JSON alone
+            (out_dir / "nvidia-h200.md").unlink()
+            status, _, err = call(results.main, ["--render", str(out_dir / "nvidia-h200.json"), "--no-plots"])
+            self.assertEqual(status, 0, err)
+            self.assertEqual((out_dir / "nvidia-h200.md").read_text(), md)
+        finally:
+            build.cleanup()
+
+    def test_sweep_needs_its_option(self):
+        build = FakeBuild(["04-warp-aggregated-atomics", "14-scan-two-pass"])
+        try:
+            prog = build.dir / "chapters" / "04-warp-aggregated-atomics" / "04-warp-aggregated-atomics"
+            self.assertTrue(results._accepts_option(prog, "--selectivity"))
+            self.assertFalse(results._accepts_option(prog, "--offset"))
+            other = build.dir / "chapters" / "14-scan-two-pass" / "14-scan-two-pass"
+            ns = argparse_namespace(budget_ms=None, reps=None, warmup=None, seed=None, no_check=False,
+                                    flush_l2=False, size=None, timeout=60)
+            with contextlib.redirect_stderr(open(os.devnull, "w")):
+                # a chapter numbered 04 whose program lacks --selectivity: no sweep, no failed runs
+                sweeps = results.run_sweeps(ns, [("04-other", other)], ["2^16"], ["0", "50"])
+            self.assertEqual(sweeps, {})
+        finally:
+            build.cleanup()
+
+    def test_sweep_matrix(self):
+        sweep = {"option": "--size", "runs": [
+            record("03-x", {"results": [{"variant": "a", "n": 2**16, "gbps": 1.0},
+                                        {"variant": "b", "n": 2**16, "gbps": 2.0}]},
+                   params={"size": "2^16"}),
+            record("03-x", {"results": [{"variant": "a", "n": 2**20, "gbps": 3.0}]}, params={"size": "1M"})]}
+        labels, variants, cells = results.sweep_matrix(sweep, "gbps")
+        self.assertEqual(labels, ["2^16", "2^20"])
+        self.assertEqual(variants, ["a", "b"])
+        self.assertEqual(cells[("2^20", "a")], 3.0)
+        self.assertNotIn(("2^20", "b"), cells)
+        self.assertEqual(results.sweep_param_values(sweep), [2**16, 2**20])
+
+
+# ---- ncu-compare --------------------------------------------------------------------------------
+
+class NcuParseTest(unittest.TestCase):
+    def setUp(self):
+        self.launches = ncu.parse_ncu_csv((FIXTURES / "ncu-raw-05-scan-baseline.csv").read_text())
+
+    def test_raw_page(self):
+        self.assertEqual([l["id"] for l in self.launches], list(range(9)))
+        last = self.launches[6]
+        self.assertEqual(last["kernel"], "void scan_baseline::scan_parts_kernel<1024>(const int *, int *, long, int *)")
+        self.assertEqual(last["block"], "(1024, 1, 1)")
+        m = last["metrics"]
+        self.assertEqual(m[ncu.M_TIME], 1_000_000.0)            # "1,000,000" ns
+        self.assertEqual(m[ncu.M_DRAM_WRITE], 67_174_400.0)
+        self.assertEqual(m[ncu.M_DRAM_PCT], 10.5)
+        self.assertEqual(last["units"][ncu.M_TIME], "ns")
+        self.assertIsNone(self.launches[8]["metrics"][ncu.M_UNIFORM])   # "n/a"
+
+    def test_units_and_numbers(self):
+        self.assertEqual(ncu.parse_number("1,234,567.5"), 1234567.5)
+        self.assertEqual(ncu.parse_number("12.5"), 12.5)
+        self.assertIsNone(ncu.parse_number("(1024, 1, 1)"))
+        self.assertIsNone(ncu.parse_number("n/a"))
+        self.assertEqual(ncu.to_base_unit(ncu.M_TIME, 3.5, "usecond"), 3500.0)
+        self.assertEqual(ncu.to_base_unit(ncu.M_TIME, 2.0, "msecond"), 2e6)
+        self.assertEqual(ncu.to_base_unit(ncu.M_DRAM_READ, 1.5, "Mbyte"), 1.5e6)
+        self.assertEqual(ncu.to_base_unit(ncu.M_DRAM_PCT, 50.0, "%"), 50.0)
+        self.assertEqual(ncu.to_base_unit(ncu.M_INST, 7.0, "inst"), 7.0)
+
+    def test_details_layout(self):
+        launches = ncu.parse_ncu_csv((FIXTURES / "ncu-details-01-warp-divergence.csv").read_text())
+        self.assertEqual(len(launches), 18)   # 6 variants x (check, warm-up, timed)
+        self.assertEqual(launches[0]["kernel"], "warm_up(float *, long)")
+        self.assertEqual(launches[0]["metrics"][ncu.M_TIME], 41248.0)
+        self.assertEqual(len(launches[0]["metrics"]), 5)
+        self.assertEqual(len(ncu.last_run(launches[:3])), 1)
+
+    def test_not_ncu_csv(self):
+        with self.assertRaisesRegex(ToolError, "not an Nsight Compute CSV"):
+            ncu.parse_ncu_csv("a,b\n1,2\n")
+
+    def test_kernel_names(self):
+        self.assertEqual([ncu.short_kernel_name(l["kernel"]) for l in self.launches[:3]],
+                         ["scan_parts_kernel", "scan_part_sums_kernel", "add_base_kernel"])
+        self.assertEqual(ncu.short_kernel_name(
+            "void cub::CUB_300000_SM_900::detail::scan::DeviceScanKernel<cub::Policy<(int)128>, const int *>"
+            "(T2, int, cub::ScanTileState<int, true>)"), "DeviceScanKernel")
+        self.assertEqual(ncu.short_kernel_name("warm_up(float *, long)"), "warm_up")
+
+    def test_last_run(self):
+        self.assertEqual([l["id"] for l in ncu.last_run(self.launches)], [6, 7, 8])
+        same = [{"kernel": "k", "id": i} for i in range(6)]      # a run of two launches of k, three times
+        self.assertEqual([l["id"] for l in ncu.last_run(same)], [4, 5])
+        odd = [{"kernel": k, "id": i} for i, k in enumerate("abcab")]
+        self.assertEqual(len(ncu.last_run(odd)), 5)
+
+    def test_totals_and_table(self):
+        timed = ncu.last_run(self.launches)
+        cols = ncu.active_columns(ncu.PRESETS["all"])
+        totals = dict(zip([c[0] for c in cols], ncu.total_values(timed, cols)))
+        self.assertAlmostEqual(totals["time us"], 1750.0)
+        self.assertAlmostEqual(totals["DRAM %peak"], (10.5 * 1000 + 0.1 * 500 + 60 * 250) / 1750)
+        self.assertAlmostEqual(totals["warp eff %"], (50 * 2e6 + 3.125 * 1e5 + 100 * 4e5) / 2.5e6)
+        self.assertAlmostEqual(totals["br uniform %"], 100.0)  # the n/a launch is left out
+        self.assertEqual(totals["bank confl"], 15)
+        self.assertEqual(totals["glob atomics"], 2)
+        self.assertEqual(totals["instructions"], 2_500_000)
+        headers, display, csv_headers, raw = ncu.table_rows(
+            [{"chapter": "05-scan-baseline", "variant": "scan-baseline", "launches": self.launches}],
+            ncu.PRESETS["all"])
+        self.assertEqual(headers[:4], ["chapter", "variant", "kernel", "time us"])
+        self.assertEqual(len(display), 4)
+        self.assertEqual(display[0][2:6], ["scan_parts_kernel", "1000.0", "10.5", "67.1"])
+        self.assertEqual(display[3][2], "(total, 3 launches)")
+        self.assertEqual(display[0][headers.index("warp eff %")], "50.0")
+        csv_text = ncu.to_csv(csv_headers, raw)
+        self.assertIn(",2000000,50\n", csv_text)      # integers stay integers, no 2e+06
+        self.assertTrue(csv_text.startswith("chapter,variant,kernel,launch_id,kernel_full_name,time us,"))
+        headers_b, *_ = ncu.table_rows([], ncu.PRESETS["branches"])
+        self.assertNotIn("bank confl", headers_b)
+        self.assertIn("divergent", headers_b)
+
+
+class NcuEndToEndTest(unittest.TestCase):
+    def setUp(self):
+        self.build = FakeBuild(["05-scan-baseline"])
+        self.log = self.build.dir / "ncu.jsonl"
+        os.environ.update(FAKE_NCU_LOG=str(self.log), FAKE_NCU_CSV=str(FIXTURES / "ncu-raw-05-scan-baseline.csv"),
+                          FAKE_NCU_MODE="")
+        self.program = self.build.dir / "chapters" / "05-scan-baseline" / "05-scan-baseline"
+        self.out = self.build.dir / "ncu"
+        self.fake_ncu = install_script(FIXTURES / "fake_ncu.py", self.build.dir / "ncu-fake")
+
+    def tearDown(self):
+        self.build.cleanup()
+
+    def ncu_calls(self):
+        return [json.loads(l) for l in self.log.read_text().splitlines()]
+
+    def run_tool(self, *extra):
+        return call(ncu.main, ["--program", str(self.program), "--ncu", str(self.fake_ncu),
+                               "--out", str(self.out), *extra])
+
+    def test_profiles_and_tabulates(self):
+        status, out, err = self.run_tool()
+        self.assertEqual(status, 0, err)
+        profile, imported = self.ncu_calls()
+        self.assertEqual(profile[:5], ["--clock-control", "none", "--nvtx", "--nvtx-include",
+                                       "05-scan-baseline/scan-baseline/"])
+        metrics = profile[profile.index("--metrics") + 1].split(",")
+        self.assertEqual(metrics, ncu.PRESETS["all"])
+        self.assertEqual(profile[profile.index("-o") + 1], str(self.out / "05-scan-baseline"))
+        self.assertEqual(profile[-5:], ["--profile", "--variant", "scan-baseline", "--size", "2^24"])
+        self.assertIn("--force-overwrite", profile)
+        self.assertEqual(imported, ["--import", str(self.out / "05-scan-baseline") + ".ncu-rep", "--csv", "--page",
+                                    "raw", "--print-units", "base"])
+        self.assertIn("scan_parts_kernel", out)
+        self.assertIn("(total, 3 launches)", out)
+        self.assertTrue((self.out / "ncu-compare.csv").is_file())
+        self.assertTrue((self.out / "05-scan-baseline.ncu-rep").is_file())
+
+    def test_preset_variant_and_size(self):
+        status, out, err = self.run_tool("--preset", "shared", "--variant", "cub", "--size", "2^20",
+                                         "--metrics", "sm__cycles_elapsed.avg", "--csv", str(self.out / "t.csv"))
+        self.assertEqual(status, 0, err)
+        profile = self.ncu_calls()[0]
+        self.assertEqual(profile[profile.index("--metrics") + 1].split(","),
+                         ncu.PRESETS["shared"] + ["sm__cycles_elapsed.avg"])
+        self.assertIn("05-scan-baseline/cub/", profile)
+        self.assertEqual(profile[-4:], ["--variant", "cub", "--size", "2^20"])
+        self.assertIn("bank confl", out)
+        self.assertNotIn("divergent", out)
+        self.assertTrue((self.out / "t.csv").is_file())
+
+    def test_permission_error(self):
+        os.environ["FAKE_NCU_MODE"] = "perm"
+        status, out, err = self.run_tool()
+        self.assertEqual(status, 1)
+        self.assertIn("ERR_NVGPUCTRPERM", err)
+        self.assertEqual(len(err.strip().splitlines()), len([l for l in err.splitlines() if l.strip()]))
+
+    def test_nvtx_filter_that_matches_nothing(self):
+        os.environ["FAKE_NCU_MODE"] = "nvtx-miss"
+        status, out, err = self.run_tool()
+        self.assertEqual(status, 0, err)
+        self.assertIn("matched no kernel", err)
+        calls = self.ncu_calls()
+        self.assertIn("--nvtx", calls[0])
+        self.assertNotIn("--nvtx", calls[1])
+        self.assertEqual(len(calls), 3)  # profile with the filter, without it, then import
+
+    def test_program_failure_is_reported(self):
+        os.environ["FAKE_NCU_MODE"] = "app-error"
+        status, out, err = self.run_tool()
+        self.assertEqual(status, 1)
+        self.assertIn("the program said error: no CUDA GPU found", err)
+        self.assertEqual(len(self.ncu_calls()), 1)  # no pointless retry without the NVTX filter
+
+    def test_bad_input(self):
+        for extra, message in [(["--variant", "nope"], "has no variant 'nope'"), (["--size", "x"], "invalid size"),
+                               (["--metrics", "bad name"], "invalid metric name"),
+                               (["--preset", "x"], "invalid choice")]:
+            status, _, err = self.run_tool(*extra)
+            self.assertEqual(status, 2, extra)
+            self.assertIn(message, err)
+        status, _, err = call(ncu.main, ["--program", str(self.program), "--ncu", str(self.build.dir / "no-ncu")])
+        self.assertEqual(status, 2)
+        self.assertIn("no such file", err)
+
+
+# ---- sanitize -----------------------------------------------------------------------------------
+
+class SanitizeTest(unittest.TestCase):
+    def test_parse_testlog(self):
+        c = sanitize.parse_testlog((FIXTURES / "testlog-racecheck.json").read_text())
+        self.assertEqual((c["passed"], c["failed"], c["skipped"], c["total"]), (3, 2, 1, 6))
+        self.assertEqual(c["failed_names"], ["09-scan-zero-padding (FAIL)", "14-scan-two-pass (TIMEOUT)"])
+        with self.assertRaises(ToolError):
+            sanitize.parse_testlog("{not json}\n")
+
+    def test_parse_console_summary(self):
+        c = sanitize.parse_meson_summary((FIXTURES / "meson-test-summary.txt").read_text())
+        self.assertEqual((c["passed"], c["failed"], c["skipped"]), (1, 2, 1))
+        self.assertEqual(c["failed_names"], ["09-scan-zero-padding (FAIL)", "14-scan-two-pass (TIMEOUT)"])
+        self.assertIsNone(sanitize.parse_meson_summary("nothing here"))
+
+    def test_summary_line(self):
+        c = sanitize.parse_testlog((FIXTURES / "testlog-racecheck.json").read_text())
+        self.assertEqual(sanitize.summary_line("racecheck", c),
+                         "racecheck  3 passed, 2 failed, 1 skipped; failed: 09-scan-zero-padding (FAIL), "
+                         "14-scan-two-pass (TIMEOUT)")
+        skipped = {"passed": 0, "failed": 0, "skipped": 4, "total": 4, "failed_names": []}
+        self.assertIn("all skipped", sanitize.summary_line("memcheck", skipped))
+
+    def test_end_to_end(self):
+        tmp = Path(tempfile.mkdtemp())
+        old_path = os.environ.get("PATH", "")
+        try:
+            bindir, build, logs = tmp / "bin", tmp / "build", tmp / "logs"
+            for d in (bindir, build, logs):
+                d.mkdir()
+            (build / "build.ninja").write_text("")
+            install_script(FIXTURES / "fake_meson.py", bindir / "meson")
+            (bindir / "compute-sanitizer").write_text("#!/bin/sh\nexit 0\n")
+            os.chmod(bindir / "compute-sanitizer", 0o755)
+            shutil.copy(FIXTURES / "testlog-racecheck.json", logs / "testlog-racecheck.json")
+            (logs / "testlog-memcheck.json").write_text(json.dumps({"name": "p:gpu / a", "result": "OK"}) + "\n")
+            os.environ.update(PATH=f"{bindir}{os.pathsep}{old_path}", FAKE_TESTLOG_DIR=str(logs),
+                              FAKE_MESON_LOG=str(tmp / "meson.jsonl"))
+            status, out, err = call(sanitize.main, ["--build", str(build), "--tools", "memcheck,racecheck", "--quiet",
+                                                    "--suite", "gpu", "--suite", "05-scan-baseline", "-j", "2"])
+            self.assertEqual(status, 1, err)
+            lines = out.splitlines()
+            self.assertEqual(lines[1], "memcheck   1 passed, 0 failed, 0 skipped")
+            self.assertTrue(lines[2].startswith("racecheck  3 passed, 2 failed, 1 skipped"))
+            calls = [json.loads(l) for l in (tmp / "meson.jsonl").read_text().splitlines()]
+            self.assertEqual(calls[0], ["test", "-C", str(build), "--setup", "memcheck", "--suite", "gpu", "--suite",
+                                        "05-scan-baseline", "--num-processes", "2"])
+            self.assertEqual(calls[1][-1], "--no-rebuild")     # built once is enough
+            status, out, _ = call(sanitize.main, ["--build", str(build), "--tools", "memcheck", "--quiet"])
+            self.assertEqual(status, 0)
+            # a setup the build lacks: one reconfigure, then a clear error
+            status, out, err = call(sanitize.main, ["--build", str(build), "--tools", "synccheck", "--quiet"])
+            self.assertEqual(status, 1)
+            self.assertIn("no 'synccheck' test setup", err)
+            calls = [json.loads(l) for l in (tmp / "meson.jsonl").read_text().splitlines()]
+            self.assertEqual(sum(1 for c in calls if c[:2] == ["setup", "--reconfigure"]), 1)
+            status, _, err = call(sanitize.main, ["--build", str(build), "--tools", "helgrind"])
+            self.assertEqual(status, 2)
+            self.assertIn("unknown compute-sanitizer tool 'helgrind'", err)
+        finally:
+            os.environ["PATH"] = old_path
+            shutil.rmtree(tmp)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)

@@ -1,0 +1,515 @@
+"""tools/ncu-compare: profile the stage variant of several chapters with Nsight Compute (one
+`ncu --clock-control none` run per chapter, reports kept for the GUI) and print one table of the
+metrics that tell the stages apart."""
+
+import csv
+import glob
+import io
+import re
+import shlex
+import subprocess
+from pathlib import Path
+
+from .common import (INSTALL_HINTS, REPO_ROOT, ArgumentParser, ToolError, find_program, find_programs, fmt_count,
+                     fmt_num, format_table, note, parse_list, parse_size, select_chapters,
+                     stage_variant_name, warn, write_text)
+from .tour import display_path, ensure_built, is_scan_stage
+
+M_TIME = "gpu__time_duration.sum"
+M_DRAM_PCT = "dram__throughput.avg.pct_of_peak_sustained_elapsed"
+M_DRAM_READ = "dram__bytes_read.sum"
+M_DRAM_WRITE = "dram__bytes_write.sum"
+M_OCCUPANCY = "sm__warps_active.avg.pct_of_peak_sustained_active"
+M_UNIFORM = "smsp__sass_average_branch_targets_threads_uniform.pct"
+M_DIVERGENT = "smsp__sass_branch_targets_threads_divergent.sum"
+M_BRANCHES = "smsp__sass_inst_executed_op_branch.sum"
+M_BANK_LD = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
+M_BANK_ST = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"
+M_GLOBAL_ATOM = "smsp__sass_inst_executed_op_global_atom.sum"
+M_GLOBAL_RED = "smsp__sass_inst_executed_op_global_red.sum"
+M_SHARED_ATOM = "smsp__sass_inst_executed_op_shared_atom.sum"
+M_INST = "smsp__inst_executed.sum"
+M_THREADS_PER_INST = "smsp__thread_inst_executed_per_inst_executed.ratio"
+
+# Metric names valid on sm_70 and newer with ncu 2025; one list per question a chapter asks.
+PRESETS = {
+    "memory": [M_TIME, M_DRAM_PCT, M_DRAM_READ, M_DRAM_WRITE, M_OCCUPANCY, M_INST],
+    "branches": [M_TIME, M_UNIFORM, M_DIVERGENT, M_BRANCHES, M_INST, M_THREADS_PER_INST],
+    "shared": [M_TIME, M_BANK_LD, M_BANK_ST, M_SHARED_ATOM, M_OCCUPANCY, M_INST],
+    "atomics": [M_TIME, M_GLOBAL_ATOM, M_GLOBAL_RED, M_SHARED_ATOM, M_DRAM_PCT, M_INST],
+    "all": [M_TIME, M_DRAM_PCT, M_DRAM_READ, M_DRAM_WRITE, M_OCCUPANCY, M_UNIFORM, M_DIVERGENT, M_BRANCHES,
+            M_BANK_LD, M_BANK_ST, M_GLOBAL_ATOM, M_GLOBAL_RED, M_SHARED_ATOM, M_INST, M_THREADS_PER_INST],
+}
+
+
+def _sum(*names):
+    def f(m):
+        vals = [m.get(n) for n in names]
+        return None if all(v is None for v in vals) else sum(v for v in vals if v is not None)
+    return f
+
+
+def _scaled(name, factor):
+    return lambda m: None if m.get(name) is None else m[name] * factor
+
+
+# The table's columns: header, the metrics it needs (any one suffices), value from a launch's
+# metrics (base units), how a chapter's total combines launches ("sum", or "weighted": averaged with
+# the launches' durations as weights; "inst-weighted": with their instruction counts), format.
+COLUMNS = [
+    ("time us", [M_TIME], _scaled(M_TIME, 1e-3), "sum", lambda v: fmt_num(v, 1)),
+    ("DRAM %peak", [M_DRAM_PCT], _scaled(M_DRAM_PCT, 1.0), "weighted", lambda v: fmt_num(v, 1)),
+    ("DRAM rd MB", [M_DRAM_READ], _scaled(M_DRAM_READ, 1e-6), "sum", lambda v: fmt_num(v, 1)),
+    ("DRAM wr MB", [M_DRAM_WRITE], _scaled(M_DRAM_WRITE, 1e-6), "sum", lambda v: fmt_num(v, 1)),
+    ("occupancy %", [M_OCCUPANCY], _scaled(M_OCCUPANCY, 1.0), "weighted", lambda v: fmt_num(v, 1)),
+    ("br uniform %", [M_UNIFORM], _scaled(M_UNIFORM, 1.0), "inst-weighted", lambda v: fmt_num(v, 1)),
+    ("divergent", [M_DIVERGENT], _scaled(M_DIVERGENT, 1.0), "sum", fmt_count),
+    ("branches", [M_BRANCHES], _scaled(M_BRANCHES, 1.0), "sum", fmt_count),
+    ("bank confl", [M_BANK_LD, M_BANK_ST], _sum(M_BANK_LD, M_BANK_ST), "sum", fmt_count),
+    ("glob atomics", [M_GLOBAL_ATOM, M_GLOBAL_RED], _sum(M_GLOBAL_ATOM, M_GLOBAL_RED), "sum", fmt_count),
+    ("shm atomics", [M_SHARED_ATOM], _scaled(M_SHARED_ATOM, 1.0), "sum", fmt_count),
+    ("instructions", [M_INST], _scaled(M_INST, 1.0), "sum", fmt_count),
+    ("warp eff %", [M_THREADS_PER_INST], _scaled(M_THREADS_PER_INST, 100.0 / 32), "inst-weighted",
+     lambda v: fmt_num(v, 1)),
+]
+
+PERMISSION_HELP = (
+    "ncu may not read the GPU's performance counters on this machine (ERR_NVGPUCTRPERM): run it as root "
+    "(sudo), or let every user profile (NVIDIA driver option NVreg_RestrictProfilingToAdminUsers=0; see "
+    "https://developer.nvidia.com/ERR_NVGPUCTRPERM)")
+
+
+# ---- Parsing ncu's CSV --------------------------------------------------------------------------
+
+_UNIT_SCALE = {
+    "ns": 1.0, "nsecond": 1.0, "us": 1e3, "usecond": 1e3, "ms": 1e6, "msecond": 1e6, "s": 1e9, "second": 1e9,
+    "byte": 1.0, "b": 1.0, "kbyte": 1e3, "kb": 1e3, "mbyte": 1e6, "mb": 1e6, "gbyte": 1e9, "gb": 1e9,
+    "tbyte": 1e12, "tb": 1e12,
+}
+_DURATION_UNITS = {"ns", "nsecond", "us", "usecond", "ms", "msecond", "s", "second"}
+
+
+def parse_number(text):
+    """ncu's value text -> float, or None ('n/a', '', tuples such as '(1024, 1, 1)'). Accepts
+    thousands separators ('1,234,567')."""
+    s = (text or "").strip()
+    if re.fullmatch(r"-?\d{1,3}(,\d{3})+(\.\d+)?", s):
+        s = s.replace(",", "")
+    try:
+        return float(s)
+    except ValueError:
+        return None
+
+
+def to_base_unit(metric, value, unit):
+    """Converts a value to base units (nanoseconds for durations, bytes for sizes); other units
+    (%, inst, ratios, counts) are left as they are."""
+    if value is None:
+        return None
+    u = (unit or "").strip().lower()
+    if u in _UNIT_SCALE and (u in _DURATION_UNITS or "byte" in u or u in ("b", "kb", "mb", "gb", "tb")):
+        return value * _UNIT_SCALE[u]
+    return value
+
+
+def _find_header(rows):
+    for i, r in enumerate(rows):
+        if r and r[0] == "ID" and "Kernel Name" in r:
+            return i
+    raise ToolError("not an Nsight Compute CSV: no header row with \"ID\" and \"Kernel Name\"", status=1)
+
+
+def parse_ncu_csv(text):
+    """Parses `ncu --csv` output: the raw page (one row per launch: a header of names, a row of units,
+    then the values) or the details/metrics layout (one row per launch and metric: "Metric Name",
+    "Metric Unit", "Metric Value"). Lines before the header (ncu's ==PROF== lines, the program's
+    output) are skipped. Returns the launches in ID order:
+    [{"id", "kernel", "block", "grid", "metrics": {name: value in base units or None}, "units": {...}}]."""
+    rows = list(csv.reader(io.StringIO(text)))
+    h = _find_header(rows)
+    header = rows[h]
+    col = {name: i for i, name in enumerate(header)}
+    launches = {}
+
+    def launch_for(r):
+        lid = int(parse_number(r[col["ID"]]) or 0)
+        if lid not in launches:
+            launches[lid] = {"id": lid, "kernel": r[col["Kernel Name"]],
+                             "block": r[col["Block Size"]] if "Block Size" in col else None,
+                             "grid": r[col["Grid Size"]] if "Grid Size" in col else None,
+                             "metrics": {}, "units": {}}
+        return launches[lid]
+
+    body = [r for r in rows[h + 1:] if r and any(c.strip() for c in r)]
+    if "Metric Name" in col and "Metric Value" in col:
+        for r in body:
+            if len(r) < len(header) or parse_number(r[col["ID"]]) is None:
+                continue
+            L = launch_for(r)
+            name = r[col["Metric Name"]]
+            unit = r[col["Metric Unit"]] if "Metric Unit" in col else ""
+            L["units"][name] = unit
+            L["metrics"][name] = to_base_unit(name, parse_number(r[col["Metric Value"]]), unit)
+    else:
+        units = {}
+        if body and not body[0][col["ID"]].strip():  # the units row: empty ID
+            units = {header[i]: u for i, u in enumerate(body[0]) if i < len(header)}
+            body = body[1:]
+        first_metric = col.get("CC", col["Kernel Name"]) + 1
+        for r in body:
+            if len(r) < len(header) or parse_number(r[col["ID"]]) is None:
+                continue
+            L = launch_for(r)
+            for i in range(first_metric, len(header)):
+                name = header[i]
+                if "__" not in name:  # attribute columns such as "Section Name"
+                    continue
+                L["units"][name] = units.get(name, "")
+                L["metrics"][name] = to_base_unit(name, parse_number(r[i]), units.get(name, ""))
+    return [launches[k] for k in sorted(launches)]
+
+
+def _strip_groups(s, open_ch, close_ch):
+    out, depth = [], 0
+    for ch in s:
+        if ch == open_ch:
+            depth += 1
+        elif ch == close_ch and depth > 0:
+            depth -= 1
+        elif depth == 0:
+            out.append(ch)
+    return "".join(out)
+
+
+def short_kernel_name(name):
+    """'void scan_baseline::scan_parts_kernel<1024>(const int *, int *, long)' -> 'scan_parts_kernel'."""
+    s = (name or "").strip()
+    if s.endswith(")"):  # drop the parameter list: the last balanced (...)
+        depth = 0
+        for i in range(len(s) - 1, -1, -1):
+            depth += {")": 1, "(": -1}.get(s[i], 0)
+            if depth == 0:
+                s = s[:i]
+                break
+    s = _strip_groups(s, "<", ">").strip()
+    s = s.split("::")[-1].strip()
+    return s.split()[-1] if s.split() else (name or "?")
+
+
+def last_run(launches, runs=3):
+    """The launches of the last of the `runs` identical runs that profile mode makes (check, warm-up,
+    timed): the timed one. Falls back to the shortest repeating pattern, then to everything."""
+    names = [l["kernel"] for l in launches]
+    n = len(names)
+
+    def periodic(p):
+        return p > 0 and n % p == 0 and all(names[i] == names[i % p] for i in range(n))
+
+    if n == 0:
+        return []
+    if runs and n % runs == 0 and periodic(n // runs):
+        return launches[n - n // runs:]
+    for p in range(1, n + 1):
+        if periodic(p):
+            return launches[n - p:]
+    return launches
+
+
+# ---- Table --------------------------------------------------------------------------------------
+
+def active_columns(metrics):
+    return [c for c in COLUMNS if any(m in metrics for m in c[1])]
+
+
+def launch_values(launch, columns):
+    return [c[2](launch["metrics"]) for c in columns]
+
+
+def total_values(launches, columns):
+    """One chapter's total over launches (see COLUMNS for how each column combines)."""
+    out = []
+    for c in columns:
+        vals = [c[2](l["metrics"]) for l in launches]
+        if c[3] == "sum":
+            present = [v for v in vals if v is not None]
+            out.append(sum(present) if present else None)
+            continue
+        key = M_TIME if c[3] == "weighted" else M_INST
+        pairs = [(v, l["metrics"].get(key)) for v, l in zip(vals, launches) if v is not None]
+        weights = [w for _, w in pairs if w]
+        if pairs and len(weights) == len(pairs) and sum(weights) > 0:
+            out.append(sum(v * w for v, w in pairs) / sum(weights))
+        elif pairs:
+            out.append(sum(v for v, _ in pairs) / len(pairs))
+        else:
+            out.append(None)
+    return out
+
+
+def table_rows(profiles, metrics, all_launches=False):
+    """profiles: [{"chapter", "variant", "launches"}]. Returns (headers, display rows, csv rows)."""
+    columns = active_columns(metrics)
+    headers = ["chapter", "variant", "kernel"] + [c[0] for c in columns]
+    display, raw = [], []
+    for prof in profiles:
+        launches = prof["launches"] if all_launches else last_run(prof["launches"], prof.get("runs", 3))
+        for l in launches:
+            vals = launch_values(l, columns)
+            display.append([prof["chapter"], prof["variant"], short_kernel_name(l["kernel"])] +
+                           [c[4](v) for c, v in zip(columns, vals)])
+            raw.append([prof["chapter"], prof["variant"], short_kernel_name(l["kernel"]), l["id"], l["kernel"]] + vals)
+        if len(launches) > 1:
+            vals = total_values(launches, columns)
+            display.append([prof["chapter"], prof["variant"], f"(total, {len(launches)} launches)"] +
+                           [c[4](v) for c, v in zip(columns, vals)])
+            raw.append([prof["chapter"], prof["variant"], "(total)", "", ""] + vals)
+    csv_headers = ["chapter", "variant", "kernel", "launch_id", "kernel_full_name"] + [c[0] for c in columns]
+    return headers, display, csv_headers, raw
+
+
+def _csv_value(v):
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return str(int(v)) if v.is_integer() and abs(v) < 1e15 else f"{v:.10g}"
+    return v
+
+
+def to_csv(headers, rows):
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(headers)
+    for r in rows:
+        w.writerow([_csv_value(v) for v in r])
+    return buf.getvalue()
+
+
+def column_legend():
+    """What each column measures, for --help."""
+    lines = []
+    for header, metrics, _, how, _ in COLUMNS:
+        combine = {"sum": "summed over kernels", "weighted": "kernels weighted by time",
+                   "inst-weighted": "kernels weighted by instructions"}[how]
+        formula = " + ".join(metrics)
+        if header == "warp eff %":
+            formula += " / 32 x 100"
+        elif header == "time us":
+            formula += " (in us)"
+        elif "MB" in header:
+            formula += " (in MB)"
+        lines.append(f"  {header:<13} {formula}; total: {combine}")
+    return "\n".join(lines)
+
+
+# ---- Running ncu --------------------------------------------------------------------------------
+
+def find_ncu(explicit=None):
+    if explicit:
+        p = Path(explicit)
+        if not (p.is_file()):
+            raise ToolError(f"--ncu {explicit}: no such file")
+        return str(p)
+    found = find_program("ncu", cuda=True)
+    if not found:
+        cands = sorted(glob.glob("/opt/nvidia/nsight-compute/*/ncu"))
+        found = cands[-1] if cands else None
+    if not found:
+        raise ToolError(f"ncu not found: {INSTALL_HINTS['ncu']}")
+    return found
+
+
+def check_ncu_output(text):
+    """Raises ToolError for the failures that no retry fixes (counter permission)."""
+    low = text.lower()
+    if "err_nvgpuctrperm" in low or ("permission" in low and "counter" in low):
+        raise ToolError(PERMISSION_HELP, status=1)
+
+
+def ncu_errors(text):
+    return [l.strip() for l in text.splitlines() if l.startswith("==ERROR==")]
+
+
+def list_variants(program):
+    """[(name, is_reference)] from `program --list` (no GPU needed)."""
+    try:
+        p = subprocess.run([str(program), "--list"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError) as e:
+        raise ToolError(f"cannot run {program} --list: {e}")
+    if p.returncode != 0:
+        why = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else f"exit status {p.returncode}"
+        raise ToolError(f"{program} --list failed: {why}")
+    out = []
+    for line in p.stdout.splitlines():
+        name = line.split("\t", 1)[0].strip()
+        if name:
+            ref = name.endswith(" (reference)")
+            out.append((name[: -len(" (reference)")] if ref else name, ref))
+    return out
+
+
+def profile_command(ncu, chapter, program, variant, size, metrics, report, nvtx=True):
+    cmd = [ncu, "--clock-control", "none"]
+    if nvtx:
+        cmd += ["--nvtx", "--nvtx-include", f"{chapter}/{variant}/"]
+    cmd += ["--metrics", ",".join(metrics), "-o", str(report), "--force-overwrite",
+            str(program), "--profile", "--variant", variant, "--size", size]
+    return cmd
+
+
+def run_ncu_profile(ncu, chapter, program, variant, size, metrics, report, nvtx, timeout):
+    """Profiles one chapter; returns (True when the report holds kernels, ncu's output)."""
+    cmd = profile_command(ncu, chapter, program, variant, size, metrics, report, nvtx)
+    note("profiling: " + shlex.join([Path(ncu).name] + cmd[1:]))
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise ToolError(f"ncu on {chapter} did not finish in {timeout:g} s (try a smaller --size)", status=1)
+    text = p.stdout + "\n" + p.stderr
+    check_ncu_output(text)
+    rep = Path(str(report) + ".ncu-rep")
+    if "No kernels were profiled" in text or not rep.is_file():
+        errors = ncu_errors(text)
+        if errors and "No kernels were profiled" not in text:
+            raise ToolError(f"ncu failed on {chapter}: {errors[-1]}", status=1)
+        return False, text
+    if p.returncode != 0:
+        errors = ncu_errors(text)
+        warn(f"{chapter}: ncu or the program exited with status {p.returncode}"
+             + (f" ({errors[-1]})" if errors else "") + "; using the report it wrote")
+    return True, text
+
+
+def program_error_in(text):
+    """The chapter program's own error line in ncu's output, if any."""
+    for line in text.splitlines():
+        if ": error: " in line and not line.startswith("=="):
+            return line[line.index("error: "):].strip()
+    return None
+
+
+def import_report(ncu, report):
+    rep = str(report) + ".ncu-rep"
+    for extra in (["--print-units", "base"], []):
+        cmd = [ncu, "--import", rep, "--csv", "--page", "raw", *extra]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        if p.returncode == 0 and "Kernel Name" in p.stdout:
+            return p.stdout
+    errors = ncu_errors(p.stdout + p.stderr)
+    raise ToolError(f"`ncu --import {rep} --csv --page raw` failed" + (f": {errors[-1]}" if errors else ""), status=1)
+
+
+# ---- Command line -------------------------------------------------------------------------------
+
+def main(argv):
+    p = ArgumentParser(
+        prog="ncu-compare",
+        description="Profiles the stage variant of each chapter with Nsight Compute (one `ncu --clock-control "
+                    "none` run per chapter, in profile mode: one check, one warm-up and one timed run), keeps "
+                    "the .ncu-rep reports, and prints one table of the timed run's kernels: duration, DRAM "
+                    "throughput, occupancy, branch uniformity and divergence, shared-memory bank conflicts, "
+                    "atomics, instructions and warp execution efficiency. Also writes the table as CSV.",
+        epilog="Presets: " + "; ".join(f"{k}: {', '.join(v)}" for k, v in PRESETS.items() if k != "all") +
+               "; all: every metric above.\nColumns (the table shows those whose metrics were collected):\n" +
+               column_legend() + "\nOpen two reports in ncu-ui and use Add Baseline on the earlier "
+               "stage to see every metric's difference. Exit status: 0 on success, 1 when profiling failed, 2 "
+               "on bad usage or when ncu is missing.")
+    p.add_argument("--build", default=None, metavar="DIR", help="build directory (default: build/ in the repository)")
+    p.add_argument("--no-build", action="store_true", help="profile what is built; do not configure or build")
+    p.add_argument("--setup-arg", action="append", default=[], metavar="ARG", help="extra `meson setup` argument")
+    p.add_argument("--chapters", metavar="LIST",
+                   help="chapters to profile: numbers, ranges (05-10) or folder names (default: every scan "
+                        "stage 05-16 that is built)")
+    p.add_argument("--program", action="append", default=[], metavar="PATH",
+                   help="profile this chapter binary instead (repeatable); its NVTX prefix is its file name")
+    p.add_argument("--variant", metavar="NAME",
+                   help="variant to profile in every chapter (default: each chapter's stage variant)")
+    p.add_argument("--size", default="2^24", metavar="N", help="problem size (default 2^24: quick)")
+    p.add_argument("--preset", default="all", choices=sorted(PRESETS), help="metric preset (default all)")
+    p.add_argument("--metrics", metavar="LIST", help="extra ncu metric names, comma-separated (added to the preset; "
+                                                     "shown in the CSV)")
+    p.add_argument("--out", metavar="DIR", help="where the .ncu-rep reports go (default: <build>/ncu)")
+    p.add_argument("--csv", metavar="FILE", help="CSV file of the table (default: <out>/ncu-compare.csv)")
+    p.add_argument("--ncu", metavar="PATH", help="the ncu program (default: ncu on PATH or in the CUDA toolkit)")
+    p.add_argument("--no-nvtx", action="store_true",
+                   help="do not filter by NVTX range (profile mode runs only the named variant anyway)")
+    p.add_argument("--all-launches", action="store_true",
+                   help="show every profiled launch (check, warm-up and timed runs), not just the timed run")
+    p.add_argument("--timeout", type=float, default=600, metavar="S", help="per chapter (default 600)")
+    args = p.parse_args(argv)
+
+    parse_size(args.size)
+    if args.timeout <= 0:
+        raise ToolError("--timeout must be positive")
+    metrics = list(PRESETS[args.preset])
+    extra_metrics = parse_list(args.metrics, "--metrics") if args.metrics is not None else []
+    for m in extra_metrics:
+        if not re.fullmatch(r"[A-Za-z0-9_.]+", m):
+            raise ToolError(f"invalid metric name '{m}'")
+        if m not in metrics:
+            metrics.append(m)
+    ncu = find_ncu(args.ncu)
+
+    build = Path(args.build) if args.build else REPO_ROOT / "build"
+    targets = []
+    if args.program:
+        for prog in args.program:
+            path = Path(prog)
+            if not path.is_file():
+                raise ToolError(f"--program {prog}: no such file")
+            targets.append((path.name, path.resolve()))
+    else:
+        if not args.no_build:
+            ensure_built(build, None, args.setup_arg)
+        elif not build.is_dir():
+            raise ToolError(f"build directory {build} does not exist (drop --no-build to configure and build it)")
+        programs = find_programs(build)
+        if args.chapters:
+            chosen = select_chapters(list(programs), args.chapters)
+        else:
+            chosen = [c for c in programs if is_scan_stage(c)]
+            if not chosen:
+                raise ToolError(f"no scan stage programs (05-16) are built under {build / 'chapters'}")
+        targets = [(c, programs[c]) for c in chosen]
+
+    out_dir = Path(args.out) if args.out else build / "ncu"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    profiles = []
+    use_nvtx = not args.no_nvtx
+    for chapter, program in targets:
+        variants = list_variants(program)
+        variant = args.variant or stage_variant_name(chapter, variants)
+        if not variant:
+            raise ToolError(f"{chapter}: no variant to profile (see {program} --list)")
+        if variant not in [v for v, _ in variants]:
+            raise ToolError(f"{chapter} has no variant '{variant}' (known: {', '.join(v for v, _ in variants)})")
+        report = out_dir / chapter
+        ok, text = run_ncu_profile(ncu, chapter, program, variant, args.size, metrics, report, use_nvtx,
+                                   args.timeout)
+        if not ok and use_nvtx and not program_error_in(text):
+            warn(f"{chapter}: the NVTX filter \"{chapter}/{variant}/\" matched no kernel; profiling without it "
+                 "from now on (in profile mode a program runs only the variant named)")
+            use_nvtx = False
+            ok, text = run_ncu_profile(ncu, chapter, program, variant, args.size, metrics, report, False,
+                                       args.timeout)
+        if not ok:
+            why = program_error_in(text)
+            raise ToolError(f"ncu profiled no kernel of {chapter} (variant {variant})" +
+                            (f": the program said {why}" if why else ""), status=1)
+        launches = parse_ncu_csv(import_report(ncu, report))
+        profiles.append({"chapter": chapter, "variant": variant, "launches": launches,
+                         "report": str(report) + ".ncu-rep"})
+
+    headers, display, csv_headers, raw = table_rows(profiles, metrics, args.all_launches)
+    print(f"Nsight Compute, --size {args.size}, preset {args.preset}; "
+          + ("every profiled launch" if args.all_launches else "the timed run's kernels") + ":")
+    print(format_table(headers, display, "lll" + "r" * (len(headers) - 3)), end="")
+    print("total: counts summed; DRAM %peak and occupancy averaged with the kernels' times as weights, br uniform % "
+          "and warp eff % (threads per instruction / 32) with their instruction counts (see --help).")
+    csv_path = Path(args.csv) if args.csv else out_dir / "ncu-compare.csv"
+    write_text(csv_path, to_csv(csv_headers, raw))
+    print(f"CSV: {display_path(csv_path)}")
+    print("reports: " + " ".join(display_path(p_["report"]) for p_ in profiles))
+    if len(profiles) > 1:
+        print(f"compare in the GUI: ncu-ui {display_path(profiles[0]['report'])} {display_path(profiles[1]['report'])}"
+              " (then Add Baseline on the first)")
+    return 0

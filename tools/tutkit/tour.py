@@ -1,0 +1,544 @@
+"""tools/tour: build the project, run every chapter program with --format json, and print one table
+that compares the scan stages with each other, with CUB, with cudaMemcpy and with the article."""
+
+import json
+import os
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+from .common import (INSTALL_HINTS, REPO_ROOT, ArgumentParser, ToolError, chapter_number,
+                     env_with_dir_on_path, find_program, find_programs, fmt_num, fmt_ratio, fmt_us,
+                     format_size, format_table, machine_metadata, meson_command, note, parse_size, ratio,
+                     select_chapters, shorten, stage_variant_name, write_text)
+
+RESULTS_FORMAT = "cuda-tutorial-results/1"
+
+# The scan article (seed 000): its stages' times in microseconds, as published (ARTICLES.md). The
+# article states neither its GPU nor n, so only its ratios compare with ours.
+ARTICLE = 'Will Zhang, "CUDA high-performance classic problem: prefix sum" (OneFlow, 2022)'
+ARTICLE_US = {5: 72390, 6: 33726, 7: 9948, 8: 7595, 9: 7516, 10: 3972, 11: 3747, 12: 3442, 13: 3503,
+              14: 2467}
+ARTICLE_SECTION = {5: "3", 6: "4", 7: "5", 8: "6", 9: "7", 10: "8", 11: "9", 12: "10", 13: "11",
+                   14: "11"}
+ARTICLE_CUB_US = 1444
+SCAN_STAGES = range(5, 17)   # 05-scan-baseline .. 16-scan-decoupled-lookback-tuned
+BASELINE_STAGE = 5
+
+
+def is_scan_stage(chapter_id):
+    return chapter_number(chapter_id) in SCAN_STAGES
+
+
+# ---- Building -----------------------------------------------------------------------------------
+
+def ensure_built(build_dir, chapters=None, setup_args=(), quiet=False):
+    """Configures `build_dir` with `meson setup` if it is not a build directory yet, then builds the
+    programs of `chapters` (ids; None: every chapter folder with a meson.build) with ninja."""
+    build = Path(build_dir)
+    env = None
+    nvcc = find_program("nvcc", cuda=True)
+    if nvcc and not find_program("nvcc"):
+        env = env_with_dir_on_path(Path(nvcc).parent)
+        if not quiet:
+            note(f"nvcc is not on PATH; using {nvcc}")
+    meson, ninja = meson_command(), find_program("ninja")
+    out = sys.stderr  # build chatter goes to stderr: stdout carries only results
+
+    if not (build / "build.ninja").is_file():
+        missing = [t for t, p in (("meson", meson), ("ninja", ninja), ("nvcc", nvcc)) if not p]
+        if missing:
+            raise ToolError("cannot configure the build: " +
+                            "; ".join(f"{t} not found ({INSTALL_HINTS[t]})" for t in missing))
+        cmd = [*meson, "setup", str(build), *setup_args]
+        note("configuring: " + shlex.join(["meson", "setup", str(build), *setup_args]))
+        if subprocess.run(cmd, cwd=REPO_ROOT, env=env, stdout=out, stderr=out).returncode != 0:
+            raise ToolError(f"`meson setup {build}` failed (see its output above)", status=1)
+    elif meson and ninja:
+        _reconfigure_for_new_chapters(build, meson, ninja, env)
+    if not ninja and not meson:
+        raise ToolError(f"ninja not found ({INSTALL_HINTS['ninja']})")
+
+    targets = _program_targets(build, ninja, chapters) if ninja else []
+    if ninja:
+        cmd = [ninja, "-C", str(build), *targets]
+    else:
+        cmd = [*meson, "compile", "-C", str(build)]
+    if not quiet:
+        note("building: " + shlex.join([Path(cmd[0]).name, *cmd[1:]]))
+    if subprocess.run(cmd, env=env, stdout=out, stderr=out).returncode != 0:
+        raise ToolError("the build failed (see the compiler output above)", status=1)
+
+
+def _source_chapters():
+    root = REPO_ROOT / "chapters"
+    return sorted(d.name for d in root.iterdir() if (d / "meson.build").is_file()) if root.is_dir() else []
+
+
+def _ninja_targets(build, ninja):
+    try:
+        listing = subprocess.run([ninja, "-C", str(build), "-t", "targets", "all"], capture_output=True,
+                                 text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return set()
+    return {line.split(":", 1)[0] for line in listing.splitlines()}
+
+
+def _reconfigure_for_new_chapters(build, meson, ninja, env):
+    """The top-level meson.build includes a chapter folder only if its meson.build existed when the
+    build was configured; a chapter added since needs `meson setup --reconfigure`."""
+    stamp = (build / "build.ninja").stat().st_mtime
+    known = _ninja_targets(build, ninja)
+    new = [c for c in _source_chapters()
+           if f"chapters/{c}/{c}" not in known and (REPO_ROOT / "chapters" / c / "meson.build").stat().st_mtime > stamp]
+    if new:
+        note(f"chapters added since {build} was configured ({', '.join(new)}): meson setup --reconfigure {build}")
+        if subprocess.run([*meson, "setup", "--reconfigure", str(build)], cwd=REPO_ROOT, env=env,
+                          stdout=sys.stderr, stderr=sys.stderr).returncode != 0:
+            raise ToolError(f"`meson setup --reconfigure {build}` failed (see its output above)", status=1)
+
+
+def _program_targets(build, ninja, chapters):
+    """ninja targets of the selected chapter programs (build/chapters/<id>/<id>); [] (build all)
+    when a selected chapter has no such target."""
+    if chapters is None:
+        chapters = _source_chapters()
+    known = _ninja_targets(build, ninja)
+    wanted = [f"chapters/{c}/{c}" for c in chapters]
+    if not wanted or any(t not in known for t in wanted):
+        return []
+    return wanted
+
+
+# ---- Running the programs -----------------------------------------------------------------------
+
+def program_error(stderr, returncode):
+    """One line saying why a program failed, from its stderr."""
+    lines = [l.strip() for l in (stderr or "").splitlines() if l.strip()]
+    for line in reversed(lines):
+        if "error:" in line:
+            return line[line.index("error:"):]
+    if lines:
+        return lines[-1]
+    if returncode is not None and returncode < 0:
+        return f"killed by signal {-returncode}"
+    return f"exit status {returncode}"
+
+
+def parse_program_json(text):
+    """A program's --format json output; a bare nan or inf (which C++ streams print and JSON lacks)
+    becomes null."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return json.loads(re.sub(r"(?<=[:\[,\s])-?(nan|inf)(?=[,\]}\s])", "null", text))
+
+
+def run_program(chapter, path, args, timeout=None, params=None, display_path=None):
+    """Runs one chapter program with --format json and returns its record (see RESULTS_FORMAT)."""
+    cmd = [str(path), "--format", "json", *args]
+    shown = [str(display_path or path), "--format", "json", *args]
+    rec = {"chapter": chapter, "program": str(display_path or path), "params": params or {},
+           "command": shlex.join(shown), "returncode": None, "elapsed_s": None, "error": None, "data": None}
+    note("running " + rec["command"])
+    start = time.monotonic()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        rec["error"] = f"timed out after {timeout:g} s"
+        return rec
+    except OSError as e:
+        rec["error"] = f"cannot run {path}: {e.strerror}"
+        return rec
+    rec["elapsed_s"] = round(time.monotonic() - start, 3)
+    rec["returncode"] = p.returncode
+    try:
+        data = parse_program_json(p.stdout) if p.stdout.strip() else None
+    except json.JSONDecodeError:
+        data = None
+        if p.returncode == 0:
+            rec["error"] = "its output is not the JSON that --format json prints"
+    if data is not None and not (isinstance(data, dict) and isinstance(data.get("results"), list)):
+        data = None
+        rec["error"] = "its JSON has no 'results' list"
+    rec["data"] = data
+    if p.returncode != 0:
+        rec["error"] = program_error(p.stderr, p.returncode)
+    elif data is not None and any(r.get("failed") for r in data["results"]):
+        rec["error"] = "a variant produced wrong results (see the check column)"
+    return rec
+
+
+def record_failed(rec):
+    return rec.get("error") is not None
+
+
+def results_of(rec):
+    data = rec.get("data") or {}
+    return data.get("results") or []
+
+
+def find_result(rec, variant):
+    for r in results_of(rec):
+        if r.get("variant") == variant:
+            return r
+    return None
+
+
+def first_device(records):
+    for rec in records:
+        if rec.get("data") and rec["data"].get("device"):
+            return rec["data"]["device"]
+    return None
+
+
+# ---- The comparison -----------------------------------------------------------------------------
+
+def _median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def stage_table(records):
+    """Rows for the scan stages present in `records`, in stage order, plus a summary.
+
+    Each row: chapter, number, variant, n, ours_ms, article_us, prev (chapter compared with),
+    x_prev / article_x_prev (previous stage's time / this time), x_base / article_x_base (baseline's
+    time / this time), vs_cub / article_vs_cub (CUB's time / this time), pct_memcpy, check."""
+    stages = sorted((r for r in records if is_scan_stage(r["chapter"])),
+                    key=lambda r: (chapter_number(r["chapter"]), r["chapter"]))
+    rows = []
+    for rec in stages:
+        num = chapter_number(rec["chapter"])
+        row = {"chapter": rec["chapter"], "number": num, "variant": None, "n": None, "ours_ms": None,
+               "article_us": ARTICLE_US.get(num), "article_section": ARTICLE_SECTION.get(num),
+               "cub_ms": None, "memcpy_ms": None, "pct_memcpy": None, "vs_cub": None,
+               "article_vs_cub": ratio(ARTICLE_CUB_US, ARTICLE_US.get(num)), "prev": None,
+               "x_prev": None, "article_x_prev": None, "x_base": None, "article_x_base": None,
+               "check": None, "error": rec.get("error")}
+        results = results_of(rec)
+        variant = stage_variant_name(rec["chapter"], [(r["variant"], r.get("reference", False)) for r in results])
+        stage = find_result(rec, variant) if variant else None
+        if stage is not None:
+            cub, memcpy = find_result(rec, "cub"), find_result(rec, "cudaMemcpy")
+            row.update(variant=variant, n=stage.get("n"), ours_ms=stage.get("median_ms"), check=stage.get("check"))
+            row["cub_ms"] = cub.get("median_ms") if cub else None
+            row["memcpy_ms"] = memcpy.get("median_ms") if memcpy else None
+            row["vs_cub"] = ratio(row["cub_ms"], row["ours_ms"])
+            if row["vs_cub"] is None and stage.get("ref_name") == "cub" and stage.get("speed_vs_ref"):
+                row["vs_cub"] = stage["speed_vs_ref"]
+            pct = stage.get("pct_memcpy")
+            if not pct and memcpy and memcpy.get("gbps") and stage.get("gbps"):
+                pct = 100.0 * stage["gbps"] / memcpy["gbps"]
+            row["pct_memcpy"] = pct or None
+        if stage is None:
+            row["check"] = "FAILED: " + (rec.get("error") or "no stage variant in its output")
+        elif stage.get("failed"):
+            row["check"] = "FAILED: " + str(stage.get("check"))
+        rows.append(row)
+
+    measured = [r for r in rows if r["ours_ms"]]
+    base = next((r for r in measured if r["number"] == BASELINE_STAGE), measured[0] if measured else None)
+    prev = None
+    for row in measured:
+        if prev is not None:
+            row["prev"] = prev["chapter"]
+            row["x_prev"] = ratio(prev["ours_ms"], row["ours_ms"])
+            row["article_x_prev"] = ratio(prev["article_us"], row["article_us"])
+        row["x_base"] = ratio(base["ours_ms"], row["ours_ms"])
+        row["article_x_base"] = ratio(base["article_us"], row["article_us"])
+        prev = row
+
+    sizes = sorted({r["n"] for r in measured})
+    summary = {
+        "baseline": base["chapter"] if base else None,
+        "sizes": sizes,
+        "cub_ms": _median(r["cub_ms"] for r in rows),
+        "memcpy_ms": _median(r["memcpy_ms"] for r in rows),
+        "article_cub_us": ARTICLE_CUB_US,
+        "programs_with_cub": sum(1 for r in rows if r["cub_ms"]),
+    }
+    return rows, summary
+
+
+def other_rows(records):
+    """Per-variant rows of every chapter that is not a scan stage, plus the extra variants of the
+    scan chapters (those the stage table does not show)."""
+    rows = []
+    for rec in records:
+        results = results_of(rec)
+        scan = is_scan_stage(rec["chapter"])
+        stage = stage_variant_name(rec["chapter"], [(r["variant"], r.get("reference", False)) for r in results])
+        for r in results:
+            if scan and (r.get("reference") or r["variant"] in (stage, "cudaMemcpy")):
+                continue
+            rows.append({
+                "chapter": rec["chapter"], "variant": r["variant"], "reference": bool(r.get("reference")),
+                "n": r.get("n"), "median_ms": r.get("median_ms"),
+                "gbps": r.get("gbps") if r.get("bytes") else None,
+                "gflops": r.get("gflops") if r.get("flops") else None,
+                "pct_memcpy": r.get("pct_memcpy") or None,
+                "speed_vs_ref": r.get("speed_vs_ref") or None, "ref_name": r.get("ref_name") or None,
+                "check": r.get("check"), "params": rec.get("params") or {},
+            })
+        if rec.get("error") and not results:
+            rows.append({"chapter": rec["chapter"], "variant": None, "reference": False, "n": None,
+                         "median_ms": None, "gbps": None, "gflops": None, "pct_memcpy": None,
+                         "speed_vs_ref": None, "ref_name": None, "check": "FAILED: " + rec["error"],
+                         "params": rec.get("params") or {}})
+    return rows
+
+
+# ---- Rendering ----------------------------------------------------------------------------------
+
+def stage_legend(summary, width=100):
+    base = summary.get("baseline")
+    num = base.split("-")[0] if base else "base"
+    text = (f"ours: median time at the size shown; each program also times CUB and cudaMemcpy on the same data, "
+            f"and the last two rows give their median over the programs. article: {ARTICLE}, sections 3-12; it "
+            f"states neither its GPU nor n, so compare ratios, not times. x prev = the previous stage's time / "
+            f"this time; x {num} = the time of {base or 'the first stage'} / this time; vs CUB = CUB's time / "
+            f"this time (>1: faster than CUB); % memcpy = this stage's GB/s as a share of cudaMemcpy's for the "
+            f"same bytes (one read and one write of n int32).")
+    return textwrap.fill(text, width=width)
+
+
+def stage_cells(rows, summary, unit="us", check_width=48, sections=False):
+    """Header and cells of the stage table (shared by the terminal and the markdown; sections: name
+    the article's section beside its figure)."""
+    base = summary["baseline"]
+    base_label = f"x {base.split('-')[0]}" if base else "x base"
+    headers = ["stage", "variant", f"ours {unit}", f"article {unit}", "x prev", "article x prev",
+               base_label, f"article {base_label}", "vs CUB", "article vs CUB", "% memcpy", "check"]
+    cells = []
+    for r in rows:
+        cells.append([r["chapter"], r["variant"] or "-", fmt_us(r["ours_ms"]),
+                      (str(r["article_us"]) + (f" (§{r['article_section']})" if sections else ""))
+                      if r["article_us"] else "-",
+                      fmt_ratio(r["x_prev"]), fmt_ratio(r["article_x_prev"]),
+                      fmt_ratio(r["x_base"]), fmt_ratio(r["article_x_base"]),
+                      fmt_ratio(r["vs_cub"]), fmt_ratio(r["article_vs_cub"]),
+                      fmt_num(r["pct_memcpy"]), shorten(r["check"] or "-", check_width)])
+    if summary["cub_ms"] is not None:
+        cells.append(["CUB (cub::DeviceScan)", "cub", fmt_us(summary["cub_ms"]),
+                      str(ARTICLE_CUB_US) + (" (§12)" if sections else ""),
+                      "-", "-", "-", "-", "1.00x", "1.00x",
+                      fmt_num(ratio(100.0 * summary["memcpy_ms"], summary["cub_ms"])
+                              if summary["memcpy_ms"] else None), "reference"])
+    if summary["memcpy_ms"] is not None:
+        cells.append(["cudaMemcpy (same bytes)", "cudaMemcpy", fmt_us(summary["memcpy_ms"]), "-",
+                      "-", "-", "-", "-", fmt_ratio(ratio(summary["cub_ms"], summary["memcpy_ms"])), "-",
+                      "100.0", "reference"])
+    return headers, cells
+
+
+STAGE_ALIGN = "llrrrrrrrrrl"
+
+
+def other_cells(rows, unit="us", check_width=48):
+    any_flops = any(r["gflops"] for r in rows)
+    headers = ["chapter", "variant", "n", f"median {unit}", "GB/s"] + (["GFLOP/s"] if any_flops else []) + \
+              ["% memcpy", "speed vs ref", "ref", "check"]
+    cells = []
+    for r in rows:
+        c = [r["chapter"], (r["variant"] or "-") + (" *" if r["reference"] else ""),
+             format_size(r["n"]) if r["n"] is not None else "-", fmt_us(r["median_ms"]), fmt_num(r["gbps"])]
+        if any_flops:
+            c.append(fmt_num(r["gflops"]))
+        c += [fmt_num(r["pct_memcpy"]), fmt_ratio(r["speed_vs_ref"]), r["ref_name"] or "-",
+              shorten(r["check"] or "-", check_width)]
+        cells.append(c)
+    align = "llrrr" + ("r" if any_flops else "") + "rrll"
+    return headers, cells, align
+
+
+def describe_machine(meta):
+    parts = [meta.get("gpu") or "unknown GPU"]
+    if meta.get("compute_capability"):
+        parts.append(f"cc {meta['compute_capability']}")
+    if meta.get("sms"):
+        parts.append(f"{meta['sms']} SMs")
+    line = ", ".join(parts)
+    extra = []
+    if meta.get("driver"):
+        extra.append(f"driver {meta['driver']}")
+    if meta.get("cuda_runtime"):
+        extra.append(f"CUDA runtime {meta['cuda_runtime']}")
+    if meta.get("nvcc"):
+        extra.append(f"nvcc {meta['nvcc']}")
+    extra.append(f"commit {meta.get('commit') or 'unknown'}")
+    return line + "; " + ", ".join(extra)
+
+
+def render_tour(meta, records):
+    """The tour's whole terminal output."""
+    out = [describe_machine(meta), ""]
+    rows, summary = stage_table(records)
+    if not any(results_of(r) for r in records):
+        rows = []  # nothing measured: the failures below say why
+    if rows:
+        sizes = ", ".join(format_size(n) for n in summary["sizes"]) or "-"
+        out.append(f"Scan stages: inclusive scan of n = {sizes} int32")
+        headers, cells = stage_cells(rows, summary)
+        out.append(format_table(headers, cells, STAGE_ALIGN))
+        if len(summary["sizes"]) > 1:
+            out.append("warning: the stages ran at different sizes; their ratios are not comparable.")
+        out.append(stage_legend(summary))
+        out.append("")
+    others = [r for r in other_rows(records) if r["variant"] is not None]
+    if others:
+        out.append("Other chapters (and the scan chapters' extra variants); * = reference:")
+        headers, cells, align = other_cells(others)
+        out.append(format_table(headers, cells, align))
+        out.append("speed vs ref = the reference's median time / this median time (the chapter names its "
+                   "reference).")
+        out.append("")
+    failed = [r for r in records if record_failed(r)]
+    if failed:
+        out.append(f"{len(failed)} of {len(records)} programs failed:")
+        by_error = {}
+        for r in failed:
+            by_error.setdefault(r["error"], []).append(r["chapter"])
+        for error, chapters in by_error.items():
+            out.append(f"  {chapters[0]}: {error}" if len(chapters) == 1 else f"  {', '.join(chapters)}: {error}")
+    else:
+        out.append(f"all {len(records)} programs ran and passed their checks.")
+    return "\n".join(out) + "\n"
+
+
+def results_document(meta, records, sweeps=None):
+    rows, summary = stage_table(records)
+    return {"format": RESULTS_FORMAT, "meta": meta, "programs": records,
+            "stages": {"rows": rows, "summary": summary, "article": ARTICLE}, "sweeps": sweeps or {}}
+
+
+# ---- Command line -------------------------------------------------------------------------------
+
+def split_passthrough(argv):
+    """argv before '--' and the program options after it."""
+    if "--" in argv:
+        i = argv.index("--")
+        return argv[:i], argv[i + 1:]
+    return argv, []
+
+
+def add_run_arguments(p):
+    g = p.add_argument_group("building and choosing programs")
+    g.add_argument("--build", default=str(REPO_ROOT / "build"), metavar="DIR",
+                   help="build directory (default: build/ in the repository); configured with "
+                        "`meson setup DIR` if it is not one yet")
+    g.add_argument("--no-build", action="store_true", help="run what is built; do not configure or build")
+    g.add_argument("--setup-arg", action="append", default=[], metavar="ARG",
+                   help="extra argument for `meson setup` when it configures, e.g. --setup-arg=-Dgpu_archs=90")
+    g.add_argument("--chapters", metavar="LIST",
+                   help="comma-separated chapters: numbers (05), ranges (05-10) or folder names "
+                        "(default: every built chapter program)")
+    r = p.add_argument_group("options passed to every program")
+    r.add_argument("--size", metavar="N", help="problem size (e.g. 2^24); default: each program's own")
+    r.add_argument("--budget-ms", type=int, metavar="MS", help="timing budget per variant (program default 1000)")
+    r.add_argument("--reps", type=int, metavar="N", help="timed repetitions instead of the budget")
+    r.add_argument("--warmup", type=int, metavar="N", help="untimed warm-up runs")
+    r.add_argument("--seed", type=int, metavar="S", help="seed of the random input")
+    r.add_argument("--no-check", action="store_true", help="skip verification")
+    r.add_argument("--flush-l2", action="store_true", help="flush the L2 before every timed repetition")
+    r.add_argument("--timeout", type=float, default=900, metavar="S",
+                   help="give up on a program after S seconds (default 900)")
+    p.add_argument("--commit", metavar="ID", help="commit id to record when the checkout has no .git")
+
+
+def program_options(args, extra=(), with_size=True):
+    """The options the tour passes to every program."""
+    opts = []
+    if with_size and args.size:
+        opts += ["--size", args.size]
+    for flag, value in (("--budget-ms", args.budget_ms), ("--reps", args.reps), ("--warmup", args.warmup),
+                        ("--seed", args.seed)):
+        if value is not None:
+            opts += [flag, str(value)]
+    if args.no_check:
+        opts.append("--no-check")
+    if args.flush_l2:
+        opts.append("--flush-l2")
+    return opts + list(extra)
+
+
+def validate_run_arguments(args):
+    if args.size is not None:
+        parse_size(args.size)
+    for name, lo in (("budget_ms", 1), ("reps", 1), ("warmup", 0), ("seed", 0)):
+        v = getattr(args, name)
+        if v is not None and v < lo:
+            raise ToolError(f"--{name.replace('_', '-')} must be at least {lo}")
+    if args.timeout <= 0:
+        raise ToolError("--timeout must be positive")
+
+
+def prepare_programs(args):
+    """Builds (unless --no-build) and returns [(chapter id, program path)] for the selection."""
+    build = Path(args.build)
+    if args.no_build:
+        if not build.is_dir():
+            raise ToolError(f"build directory {build} does not exist (drop --no-build to configure and build it)")
+    else:
+        wanted = None
+        if args.chapters:
+            try:
+                wanted = select_chapters(_source_chapters(), args.chapters)
+            except ToolError:
+                wanted = None  # let the check on the built programs below report it
+        ensure_built(build, wanted, args.setup_arg)
+    programs = find_programs(build)
+    if not programs:
+        raise ToolError(f"no chapter programs under {build / 'chapters'} (is {build} a build of this project?)")
+    chosen = select_chapters(list(programs), args.chapters)
+    return [(c, programs[c]) for c in chosen]
+
+
+def display_path(path):
+    """A program's path as the user would type it: relative to the current directory when inside it."""
+    try:
+        return os.path.relpath(path) if not os.path.relpath(path).startswith("..") else str(path)
+    except ValueError:
+        return str(path)
+
+
+def run_tour(args, extra):
+    programs = prepare_programs(args)
+    opts = program_options(args, extra)
+    records = [run_program(c, p, opts, args.timeout, display_path=display_path(p)) for c, p in programs]
+    return records
+
+
+def main(argv):
+    argv, extra = split_passthrough(argv)
+    p = ArgumentParser(
+        prog="tour",
+        description="Builds the tutorial (meson setup + ninja, if needed), runs every chapter program with "
+                    "--format json, and prints one table: the scan stages against each other, CUB, "
+                    "cudaMemcpy and the article's figures, then every other chapter's variants.",
+        epilog="Options after `--` go to every program unchanged (chapter-specific ones such as --offset "
+               "or --selectivity only make sense with --chapters). Exit status: 0 when every program ran "
+               "and passed its checks, 1 when one failed, 2 on bad usage or a missing prerequisite.\n"
+               "Example: tools/tour --chapters 05-14 --size 2^24 --budget-ms 300 --json tour.json")
+    add_run_arguments(p)
+    p.add_argument("--json", metavar="FILE", help="also save everything (every program's JSON and the "
+                                                  "machine, driver, CUDA, date, commit, command) to FILE")
+    p.add_argument("--list", action="store_true", help="list the chapter programs that would run, then exit")
+    args = p.parse_args(argv)
+    validate_run_arguments(args)
+    if args.list:
+        for chapter, path in prepare_programs(args):
+            print(f"{chapter}\t{display_path(path)}")
+        return 0
+    records = run_tour(args, extra)
+    meta = machine_metadata(first_device(records), None, args.commit)
+    sys.stdout.write(render_tour(meta, records))
+    if args.json:
+        write_text(args.json, json.dumps(results_document(meta, records), indent=1) + "\n")
+        note(f"wrote {args.json}")
+    return 1 if any(record_failed(r) for r in records) else 0
