@@ -1,0 +1,141 @@
+// Chapter 11: ScanThenFan with a warp scan in registers (warp shuffles).
+// After "CUDA high-performance classic problem: prefix sum" (OneFlow, Will Zhang, 2022), §9.
+//
+// Inclusive scan of n int32, ScanThenFan as in chapter 10:
+//   1. scan_parts_kernel     cut the input into parts of kPartSize elements; scan each part on its
+//                            own and write the part's total to part_sums[part];
+//   2. (recursion)           scan part_sums in place, so part_sums[p] = total of parts 0..p,
+//                            with this same algorithm, run on part_sums;
+//   3. add_base_kernel       add part_sums[p - 1] (the sum of everything before part p) to every
+//                            element of part p.
+// Each level has 1024 times fewer elements than the one before, so 2^28 ints take three levels:
+// 2^28 -> 2^18 part sums -> 2^8 -> 1. The workspace holds the part sums of every level.
+//
+// NEW: the block scan keeps each thread's value in a register. The Kogge-Stone warp scan reads its
+// neighbour's value with __shfl_up_sync (a register-to-register exchange inside the warp) instead
+// of through shared memory, so the part is no longer staged in shared memory and the zero padding
+// is gone; shared memory holds only the 32 warp totals.
+//
+// Values are scanned as uint32_t: the same bits as int32_t, and unsigned addition wraps by
+// definition (signed overflow would be undefined behaviour), matching the CPU reference.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cuda_check.cuh"
+
+namespace scan_warp_shuffle {
+
+constexpr int kPartSize = 1024;  // elements per part = threads per block (the article's part_size)
+constexpr int kMaxBlocks = 128;  // the article's block_num = min(part_num, 128), a grid-stride loop over parts
+constexpr int kWarpSize = 32;
+constexpr int kWarpsPerPart = kPartSize / kWarpSize;
+static_assert(kWarpsPerPart == kWarpSize, "a part is 32 warps, so that one warp scans the 32 warp totals");
+constexpr unsigned kFullMask = 0xffffffffu;  // all 32 lanes take part in every shuffle
+
+// Inclusive scan of one value per lane across the warp, in registers. Kogge-Stone as before: after
+// the step with distance d, val holds the sum of the 2d values ending at this lane (fewer near
+// lane 0). __shfl_up_sync(mask, val, d) returns lane (lane - d)'s val; lanes below d have no such
+// lane (they get their own val back) and must not add it: the `lane >= d` guard is back, since
+// there is no padding to read a zero from. The shuffle reads every lane's val before any lane
+// changes it, and all lanes of the mask take part, so there is no race and no __syncwarp().
+__device__ __forceinline__ std::uint32_t scan_warp(std::uint32_t val) {
+  const int lane = threadIdx.x % kWarpSize;
+#pragma unroll
+  for (int d = 1; d < kWarpSize; d *= 2) {
+    const std::uint32_t left = __shfl_up_sync(kFullMask, val, d);
+    if (lane >= d) val += left;
+  }
+  return val;
+}
+
+// Inclusive scan of the block's kPartSize values, one per thread, in registers; returns the scan up
+// to and including this thread. warp_sums: kWarpsPerPart words of shared scratch. Call it after a
+// __syncthreads() that follows any earlier reads of warp_sums.
+__device__ __forceinline__ std::uint32_t scan_block(std::uint32_t val, std::uint32_t* warp_sums) {
+  const int lane = threadIdx.x % kWarpSize;
+  const int warp = threadIdx.x / kWarpSize;
+  val = scan_warp(val);                                       // 1. each warp scans its 32 values
+  if (lane == kWarpSize - 1) warp_sums[warp] = val;           //    and publishes its total
+  __syncthreads();
+  if (warp == 0) warp_sums[lane] = scan_warp(warp_sums[lane]);  // 2. warp 0 scans the 32 totals
+  __syncthreads();
+  if (warp > 0) val += warp_sums[warp - 1];                   // 3. add the totals of the warps before
+  return val;
+}
+
+// Each block takes parts blockIdx.x, blockIdx.x + gridDim.x, ...; each thread loads one element
+// of the part into a register, the block scans the part with all its warps, and writes the scanned
+// part and its total.
+__global__ void scan_parts_kernel(const std::uint32_t* in, std::uint32_t* out, std::uint32_t* part_sums,
+                                  std::int64_t n, std::int64_t parts) {
+  __shared__ std::uint32_t warp_sums[kWarpsPerPart];
+  for (std::int64_t part = blockIdx.x; part < parts; part += gridDim.x) {
+    const std::int64_t i = part * kPartSize + threadIdx.x;
+    // Element i to this thread's register: a warp's 32 loads are 32 consecutive words, one 128-byte
+    // request. Past the end, 0 (the identity of +) keeps the scan and the total right.
+    std::uint32_t val = i < n ? in[i] : 0;
+    __syncthreads();  // orders the previous part's reads of warp_sums before this part's writes
+    val = scan_block(val, warp_sums);  // in registers
+    if (i < n) out[i] = val;
+    if (threadIdx.x == kPartSize - 1) part_sums[part] = val;
+  }
+}
+
+// Thread t of the block adds the base of part p to element t of that part. Part 0 has base 0, so
+// the loop starts at part 1.
+__global__ void add_base_kernel(const std::uint32_t* part_sums, std::uint32_t* out, std::int64_t n,
+                                std::int64_t parts) {
+  for (std::int64_t part = 1 + blockIdx.x; part < parts; part += gridDim.x) {
+    // 64-bit: the article computed this index in int32_t, which wraps past 2^31 elements.
+    const std::int64_t i = part * kPartSize + threadIdx.x;
+    if (i < n) out[i] += part_sums[part - 1];
+  }
+}
+
+inline std::size_t part_count(std::size_t n) { return (n + kPartSize - 1) / kPartSize; }
+
+// One uint32 total per part, for every level of the recursion: ceil(n / 1024) totals, then
+// ceil(that / 1024) totals of those, ... down to a level with a single part.
+inline std::size_t workspace_bytes(std::size_t n) {
+  const std::size_t parts = part_count(n);
+  return parts * sizeof(std::uint32_t) + (parts >= 2 ? workspace_bytes(parts) : 0);
+}
+
+// ScanThenFan on n uint32 (n >= 1); `in` and `out` may be the same array, as they are in the
+// recursive calls: scan_parts_kernel reads each element into a register before the same thread
+// writes it back. `part_sums` has room for the totals of this level and of every level below.
+inline void scan_then_fan(const std::uint32_t* in, std::uint32_t* out, std::size_t n, std::uint32_t* part_sums,
+                          cudaStream_t stream) {
+  const std::size_t parts = part_count(n);
+  const unsigned blocks = static_cast<unsigned>(parts < kMaxBlocks ? parts : kMaxBlocks);
+  const auto n64 = static_cast<std::int64_t>(n), parts64 = static_cast<std::int64_t>(parts);
+
+  scan_parts_kernel<<<blocks, kPartSize, 0, stream>>>(in, out, part_sums, n64, parts64);
+  TUT_CHECK_LAUNCH();
+  if (parts >= 2) {
+    // The part totals are scanned by this same algorithm, in place; their own totals go right
+    // after them in the workspace. Each level is 1024 times smaller, so this ends within a few
+    // levels, at a level of one part.
+    scan_then_fan(part_sums, part_sums, parts, part_sums + parts, stream);
+    add_base_kernel<<<blocks, kPartSize, 0, stream>>>(part_sums, out, n64, parts64);
+    TUT_CHECK_LAUNCH();
+  }
+}
+
+// Enqueues the inclusive scan of n int32 on `stream`; no allocation, no synchronisation.
+// Every part total is written before it is read, so the workspace need not be zeroed.
+inline void inclusive_scan(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace,
+                           cudaStream_t stream) {
+  if (n == 0) return;
+  // int32_t and uint32_t may alias each other (same type but for signedness), so the kernels can
+  // work on the caller's int32 arrays through uint32 pointers.
+  const auto* in = reinterpret_cast<const std::uint32_t*>(d_in);
+  auto* out = reinterpret_cast<std::uint32_t*>(d_out);
+  scan_then_fan(in, out, n, static_cast<std::uint32_t*>(d_workspace), stream);
+}
+
+}  // namespace scan_warp_shuffle
