@@ -1,0 +1,250 @@
+// Chapter 15: single-pass scan with decoupled look-back.
+// Beyond the article (seed 000 stops at its two-pass reduce-then-scan, §11): the scan of Merrill and
+// Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back" (NVIDIA, 2016). Every element is
+// read once and written once (8 bytes per element, like a copy), in one kernel: each block scans one
+// tile and learns the sum of everything before it from the status words its predecessors publish.
+//
+// This is the teachable version: one element per thread, 1024-thread tiles (the article's part size),
+// chapter 14's block scan (built on chapter 12's predicated shuffle warp scan), release/acquire status
+// words. Chapter 16 tunes it.
+//
+//   init_tile_status_kernel  reset the tile counter and every tile's status word to X
+//   scan_tiles_kernel        <<<tiles, 1024>>>  take a tile, scan it, look back, publish, write
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cuda/atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "cuda_check.cuh"
+
+namespace scan_decoupled_lookback {
+
+constexpr int kTileSize = 1024;  // elements per tile = threads per block (the article's part_size)
+constexpr int kWarpSize = 32;
+constexpr int kWarpsPerTile = kTileSize / kWarpSize;
+static_assert(kWarpsPerTile == kWarpSize, "a tile is 32 warps, so that one warp scans the 32 warp totals");
+constexpr unsigned kFullMask = 0xffffffffu;  // all 32 lanes take part in every shuffle
+constexpr int kInitThreads = 256;            // threads per block of the status-reset kernel
+constexpr int kMaxInitBlocks = 1024;         // it loops over the status words beyond this many blocks
+
+// ---- The block scan of chapters 12 and 14 ------------------------------------------------------------
+// One Kogge-Stone step, predicated (chapter 12): shfl.sync.up yields the value of lane - d and the
+// predicate lane >= d, which guards the add. add.u32 wraps on overflow like the CPU reference.
+__device__ __forceinline__ std::uint32_t shfl_up_add(std::uint32_t val, int d) {
+  std::uint32_t result;
+  asm volatile(
+      "{\n\t"
+      ".reg .u32 left;\n\t"
+      ".reg .pred has_left;\n\t"
+      "shfl.sync.up.b32 left|has_left, %1, %2, 0, %3;\n\t"
+      "@has_left add.u32 left, left, %1;\n\t"
+      "mov.u32 %0, left;\n\t"
+      "}"
+      : "=r"(result)
+      : "r"(val), "r"(d), "r"(kFullMask));
+  return result;
+}
+
+// Inclusive scan of one value per lane across the warp, in registers.
+__device__ __forceinline__ std::uint32_t scan_warp(std::uint32_t val) {
+#pragma unroll
+  for (int d = 1; d < kWarpSize; d *= 2) val = shfl_up_add(val, d);
+  return val;
+}
+
+// Inclusive scan of the block's kTileSize values, one per thread (chapter 14's). On return
+// warp_sums[kWarpsPerTile - 1] is the tile's total, for every thread to read.
+__device__ __forceinline__ std::uint32_t scan_block(std::uint32_t val, std::uint32_t* warp_sums) {
+  const int lane = threadIdx.x % kWarpSize;
+  const int warp = threadIdx.x / kWarpSize;
+  val = scan_warp(val);                                         // 1. each warp scans its 32 values
+  if (lane == kWarpSize - 1) warp_sums[warp] = val;             //    and publishes its total
+  __syncthreads();
+  if (warp == 0) warp_sums[lane] = scan_warp(warp_sums[lane]);  // 2. warp 0 scans the 32 totals
+  __syncthreads();
+  if (warp > 0) val += warp_sums[warp - 1];                     // 3. add the totals of the warps before
+  return val;
+}
+
+// Sum over the warp, returned to every lane (butterfly: after five xor-shuffles all lanes agree).
+__device__ __forceinline__ std::uint32_t reduce_warp(std::uint32_t val) {
+#pragma unroll
+  for (int d = kWarpSize / 2; d > 0; d /= 2) val += __shfl_xor_sync(kFullMask, val, d);
+  return val;
+}
+
+// ---- Tile status words ------------------------------------------------------------------------------
+// One 64-bit word per tile: the flag in the high half, the 32-bit value in the low half. Because the two
+// travel in one aligned 64-bit access, a reader never sees a flag with another write's value.
+//
+//   X (invalid)   the tile has not published anything yet           -> a reader must wait
+//   A (aggregate) value = sum of this tile's elements only          -> add it and keep looking back
+//   P (inclusive) value = sum of every element up to this tile's end -> add it and stop
+//
+// A tile's word moves X -> A -> P (tile 0: X -> P) and never back.
+using StatusWord = unsigned long long;
+enum TileFlag : std::uint32_t { kInvalid = 0, kAggregate = 1, kInclusive = 2 };
+
+__host__ __device__ constexpr StatusWord make_status(std::uint32_t flag, std::uint32_t value) {
+  return (static_cast<StatusWord>(flag) << 32) | value;
+}
+__device__ __forceinline__ std::uint32_t status_flag(StatusWord word) {
+  return static_cast<std::uint32_t>(word >> 32);
+}
+__device__ __forceinline__ std::uint32_t status_value(StatusWord word) {
+  return static_cast<std::uint32_t>(word);
+}
+
+// Device-scope atomics: blocks on other SMs read these words, so the accesses must be served by the
+// (coherent) L2 and not by an SM's own L1, and the compiler must neither cache a load in a register
+// across loop iterations nor tear or merge the 64-bit access. cuda::atomic_ref gives all three.
+// Release/acquire is stronger than this scan needs (the value is inside the word, see the README);
+// it is what a design that publishes data in a separate buffer would need.
+using StatusRef = cuda::atomic_ref<StatusWord, cuda::thread_scope_device>;
+
+__device__ __forceinline__ void publish_status(StatusWord* status, std::int64_t tile, std::uint32_t flag,
+                                               std::uint32_t value) {
+  StatusRef(status[tile]).store(make_status(flag, value), cuda::memory_order_release);
+}
+__device__ __forceinline__ StatusWord read_status(StatusWord* status, std::int64_t tile) {
+  return StatusRef(status[tile]).load(cuda::memory_order_acquire);
+}
+
+// ---- Workspace: the tile counter, then one status word per tile ---------------------------------------
+constexpr std::size_t kStatusOffset = 128;  // the counter keeps a 128-byte line of its own
+
+inline std::size_t tile_count(std::size_t n) { return (n + kTileSize - 1) / kTileSize; }
+
+// Scratch the scan needs for n elements: 128 bytes for the tile counter plus 8 bytes per tile.
+inline std::size_t workspace_bytes(std::size_t n) { return kStatusOffset + tile_count(n) * sizeof(StatusWord); }
+
+// ---- The look-back --------------------------------------------------------------------------------------
+// The sum of all elements before `tile` (its exclusive prefix), called by all 32 lanes of one warp.
+// The warp reads a window of the 32 nearest predecessors at once (lane 31 reads tile - 1). It waits until
+// none of them is X, then finds the nearest P with a ballot: that P and the aggregates of the tiles
+// after it are everything the tile needs. With no P in the window it adds all 32 aggregates and moves
+// the window 32 tiles further back. Tiles before tile 0 count as P with value 0, so the loop ends.
+__device__ __forceinline__ std::uint32_t look_back(StatusWord* status, std::int64_t tile) {
+  const int lane = threadIdx.x % kWarpSize;
+  std::uint32_t exclusive_prefix = 0;
+  for (std::int64_t window_end = tile;; window_end -= kWarpSize) {
+    const std::int64_t predecessor = window_end - kWarpSize + lane;
+    StatusWord word;
+    do {
+      word = predecessor >= 0 ? read_status(status, predecessor) : make_status(kInclusive, 0);
+    } while (__any_sync(kFullMask, status_flag(word) == kInvalid));
+
+    const unsigned inclusive_lanes = __ballot_sync(kFullMask, status_flag(word) == kInclusive);
+    // Highest lane with a P = the nearest such predecessor; lanes below it are already inside its value.
+    const int nearest = inclusive_lanes != 0 ? kWarpSize - 1 - __clz(static_cast<int>(inclusive_lanes)) : 0;
+    exclusive_prefix += reduce_warp(lane >= nearest ? status_value(word) : 0u);
+    if (inclusive_lanes != 0) return exclusive_prefix;
+  }
+}
+
+// The chained scan, for comparison: wait until the previous tile has its inclusive prefix. Every tile
+// waits for the one before, which waited for the one before it: one L2 round trip per tile, in series.
+__device__ __forceinline__ std::uint32_t wait_for_predecessor(StatusWord* status, std::int64_t tile) {
+  StatusWord word;
+  do {
+    word = read_status(status, tile - 1);
+  } while (status_flag(word) != kInclusive);
+  return status_value(word);
+}
+
+// ---- Kernels --------------------------------------------------------------------------------------------
+// Resets the counter and every status word to X before each scan (the workspace holds garbage, or the
+// previous scan's words). The scan kernel starts after this kernel ends, so plain stores suffice.
+__global__ void init_tile_status_kernel(unsigned* tile_counter, StatusWord* status, std::int64_t tiles) {
+  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t t = first; t < tiles; t += stride) status[t] = make_status(kInvalid, 0);
+  if (first == 0) *tile_counter = 0;
+}
+
+// One tile per block. kDecoupled = true is the decoupled look-back, false the chained scan.
+template <bool kDecoupled>
+__global__ __launch_bounds__(kTileSize) void scan_tiles_kernel(const std::uint32_t* in, std::uint32_t* out,
+                                                               std::int64_t n, unsigned* tile_counter,
+                                                               StatusWord* status) {
+  __shared__ std::uint32_t warp_sums[kWarpsPerTile];
+  __shared__ unsigned tile_shared;
+  __shared__ std::uint32_t exclusive_prefix_shared;
+  const int lane = threadIdx.x % kWarpSize;
+
+  // 1. Take tiles in the order blocks start, not by blockIdx.x: a block then only ever waits for tiles
+  //    that blocks already running have taken, so the scan cannot deadlock however blocks are scheduled.
+  if (threadIdx.x == 0) tile_shared = atomicAdd(tile_counter, 1u);
+  __syncthreads();
+  const std::int64_t tile = tile_shared;
+  const std::int64_t i = tile * kTileSize + threadIdx.x;  // 64-bit: n may exceed 2^31
+
+  // 2. Scan the tile on its own (zeros past the end of the input).
+  const std::uint32_t inclusive_in_tile = scan_block(i < n ? in[i] : 0u, warp_sums);
+  const std::uint32_t tile_aggregate = warp_sums[kWarpsPerTile - 1];
+
+  // 3. Warp 0 finds the tile's exclusive prefix and publishes the tile's status.
+  if (threadIdx.x < kWarpSize) {
+    std::uint32_t exclusive_prefix = 0;
+    if (tile == 0) {
+      if (lane == 0) publish_status(status, tile, kInclusive, tile_aggregate);
+    } else if (kDecoupled) {
+      // The aggregate first, so that successors can use it before this tile knows its prefix ...
+      if (lane == 0) publish_status(status, tile, kAggregate, tile_aggregate);
+      exclusive_prefix = look_back(status, tile);
+      // ... then the inclusive prefix, which ends the look-back of every successor that reaches it.
+      if (lane == 0) publish_status(status, tile, kInclusive, exclusive_prefix + tile_aggregate);
+    } else if (lane == 0) {
+      exclusive_prefix = wait_for_predecessor(status, tile);
+      publish_status(status, tile, kInclusive, exclusive_prefix + tile_aggregate);
+    }
+    if (lane == 0) exclusive_prefix_shared = exclusive_prefix;
+  }
+  __syncthreads();
+
+  // 4. Every element gets the prefix of all tiles before its own.
+  if (i < n) out[i] = inclusive_in_tile + exclusive_prefix_shared;
+}
+
+template <bool kDecoupled>
+inline void launch_scan(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace,
+                        cudaStream_t stream) {
+  if (n == 0) return;
+  // int32_t and uint32_t may alias each other, so the kernel works on the caller's arrays as uint32.
+  const auto* in = reinterpret_cast<const std::uint32_t*>(d_in);
+  auto* out = reinterpret_cast<std::uint32_t*>(d_out);
+  // tiles < 2^32 fits the 32-bit tile counter: that would take 2^42 elements, far past any GPU's memory.
+  const std::size_t tiles = tile_count(n);
+  auto* tile_counter = static_cast<unsigned*>(d_workspace);
+  auto* status = reinterpret_cast<StatusWord*>(static_cast<unsigned char*>(d_workspace) + kStatusOffset);
+
+  const std::size_t init_blocks_needed = (tiles + kInitThreads - 1) / kInitThreads;
+  const unsigned init_blocks = static_cast<unsigned>(
+      init_blocks_needed < static_cast<std::size_t>(kMaxInitBlocks) ? init_blocks_needed : kMaxInitBlocks);
+  init_tile_status_kernel<<<init_blocks, kInitThreads, 0, stream>>>(tile_counter, status,
+                                                                    static_cast<std::int64_t>(tiles));
+  TUT_CHECK_LAUNCH();
+
+  // Exactly one block per tile (a grid of up to 2^31 - 1 blocks: 2^41 elements).
+  scan_tiles_kernel<kDecoupled><<<static_cast<unsigned>(tiles), kTileSize, 0, stream>>>(
+      in, out, static_cast<std::int64_t>(n), tile_counter, status);
+  TUT_CHECK_LAUNCH();
+}
+
+// Enqueues the inclusive scan of n int32 on `stream`: a reset of the tile status, then one kernel.
+inline void inclusive_scan(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace,
+                           cudaStream_t stream) {
+  launch_scan<true>(d_in, d_out, n, d_workspace, stream);
+}
+
+// The chained scan (each tile waits for its predecessor's inclusive prefix), kept to show what the
+// decoupling buys. Same workspace.
+inline void inclusive_scan_chained(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n,
+                                   void* d_workspace, cudaStream_t stream) {
+  launch_scan<false>(d_in, d_out, n, d_workspace, stream);
+}
+
+}  // namespace scan_decoupled_lookback

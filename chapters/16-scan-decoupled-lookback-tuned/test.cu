@@ -1,0 +1,39 @@
+// GPU tests for chapter 16: the scan-chapter tests for every configuration, plus sizes at each
+// configuration's tile boundaries, repeated runs on one workspace and buffers that are not 16-byte aligned
+// (the element-by-element fallback).
+#define TUT_CHAPTER_NO_MAIN
+#include "main.cu"
+
+#include "lookback_testing.cuh"  // chapter 15's helpers (the include path is set in meson.build)
+#include "scan_testing.cuh"
+
+TUT_SCAN_CHAPTER_TESTS(chapter_spec())
+
+TEST_CASE("16: sizes at the tile boundaries of every configuration") {
+  // The tile sizes of the variants in main.cu: 2048 (128x16, 256x8), 3072 (128x24, 256x12), 4096 (256x16,
+  // 512x8), 6144 (256x24, 512x12), 8192 (512x16, 1024x8).
+  for (std::uint64_t tile : {2048u, 3072u, 4096u, 6144u, 8192u}) {
+    CAPTURE(tile);
+    tut::testing::check_all_variants(chapter_spec(), lookback_testing::tile_boundary_sizes(tile));
+  }
+}
+
+TEST_CASE("16: repeated runs on one workspace give the same, correct result") {
+  for (const auto& variant : lookback_variants())
+    for (std::uint64_t n : {std::uint64_t{1}, std::uint64_t{4097}, std::uint64_t{100 * 8192 + 17},
+                            (std::uint64_t{1} << 22) + 3})
+      lookback_testing::check_repeated_runs(variant, n);
+}
+
+TEST_CASE("16: buffers that are not 16-byte aligned take the element-by-element path") {
+  for (const auto& variant : lookback_variants()) lookback_testing::check_repeated_runs(variant, 5 * 8192 + 3, 1);
+  const auto stage = lookback_variants().front();
+  for (std::size_t offset : {2u, 3u, 4u}) lookback_testing::check_repeated_runs(stage, 70 * 4096 + 1, offset);
+}
+
+TEST_CASE("16: n = 0 enqueues nothing") {
+  for (const auto& variant : lookback_variants()) {
+    variant.scan(nullptr, nullptr, 0, nullptr, 0);
+    TUT_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+}
