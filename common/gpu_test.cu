@@ -12,7 +12,7 @@ bool under_sanitizer() {
   return s && *s && std::string(s) != "0";
 }
 
-std::uint64_t max_test_elements() { return under_sanitizer() ? (1ull << 22) : UINT64_MAX; }
+std::uint64_t max_test_elements() { return under_sanitizer() ? (1ull << 21) : UINT64_MAX; }
 
 std::uint64_t test_seed() {
   const char* s = std::getenv("TUT_TEST_SEED");

@@ -17,7 +17,7 @@ namespace tut::testing {
 // the tools run kernels tens of times slower, so tests cap their sizes there and say so.
 bool under_sanitizer();
 
-// Largest element count a test should use in this run (all under plain runs; 2^22 under a sanitizer).
+// Largest element count a test should use in this run (all under plain runs; 2^21 under a sanitizer).
 std::uint64_t max_test_elements();
 
 // Seed for tests: TUT_TEST_SEED if set, else a fixed default, so failures reproduce.
