@@ -1,0 +1,235 @@
+// Chapter 04: warp-aggregated atomics. Filters n int32 (keeps the positive ones, in any order) with one
+// atomic per element, per block and per warp, against cub::DeviceSelect::If and cudaMemcpy.
+#include <cub/device/device_select.cuh>
+
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <utility>
+
+#include "device_buffer.cuh"
+#include "runner.cuh"
+#include "warp_aggregation.cuh"
+
+namespace {
+
+namespace wa = warp_aggregation;
+using wa::Element;
+
+// The slot counter is an int (as in the slides, and as atomicAdd on int is the fast path): sizes
+// that could overflow it are refused.
+constexpr std::uint64_t kMaxElements = (std::uint64_t{1} << 31) - 1;
+
+// Seeded input in which each element is positive with probability `selectivity_pct` percent: the
+// positives are uniform in [1, 2^31 - 1]; the others are 0 (one in eight) or uniform in [-(2^31 - 1), -1].
+std::vector<Element> make_input(std::size_t n, std::uint64_t seed, long long selectivity_pct) {
+  std::vector<Element> v(n);
+  tut::parallel_for(n, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      const std::uint64_t r = tut::random_bits(seed, i);
+      const bool positive = static_cast<std::uint32_t>(r) % 100u < static_cast<std::uint32_t>(selectivity_pct);
+      const std::int32_t magnitude = static_cast<std::int32_t>((r >> 32) & 0x7fffffffu);
+      if (positive) v[i] = magnitude == 0 ? 1 : magnitude;
+      else v[i] = (magnitude & 7) == 0 ? 0 : -magnitude;
+    }
+  });
+  return v;
+}
+
+// Sorts 32-bit values by their bit pattern (two passes of a 16-bit LSD radix sort). Any fixed order
+// will do: both sides are sorted the same way only to compare them as multisets, in O(n).
+void sort_bit_patterns(std::vector<Element>& v) {
+  std::vector<Element> tmp(v.size());
+  for (int shift : {0, 16}) {
+    std::vector<std::size_t> start(1u << 16, 0);
+    auto digit = [shift](Element x) { return (static_cast<std::uint32_t>(x) >> shift) & 0xffffu; };
+    for (Element x : v) ++start[digit(x)];
+    std::size_t sum = 0;
+    for (auto& s : start) sum += std::exchange(s, sum);
+    for (Element x : v) tmp[start[digit(x)]++] = x;
+    v.swap(tmp);
+  }
+}
+
+enum class Kernel {
+  global_atomic,
+  global_atomic_per_lane,
+  shared_atomic,
+  warp_aggregated_cg,
+  warp_aggregated_manual,
+  cub,
+};
+
+struct FilterVariant {
+  const char* name;
+  Kernel kernel;
+};
+
+constexpr FilterVariant kVariants[] = {
+    {"global-atomic", Kernel::global_atomic},
+    {"global-atomic-per-lane", Kernel::global_atomic_per_lane},
+    {"shared-atomic", Kernel::shared_atomic},
+    {"warp-aggregated-cg", Kernel::warp_aggregated_cg},
+    {"warp-aggregated-manual", Kernel::warp_aggregated_manual},
+    {"cub", Kernel::cub},
+};
+
+Kernel find(const std::string& name) {
+  for (const auto& v : kVariants)
+    if (name == v.name) return v.kernel;
+  throw std::invalid_argument("unknown variant " + name);
+}
+
+unsigned blocks_for(std::int64_t elements, std::int64_t per_block) {
+  return static_cast<unsigned>((elements + per_block - 1) / per_block);  // n < 2^31: fits easily
+}
+
+class FilterWorkload final : public tut::Workload {
+ public:
+  std::size_t device_bytes(const tut::Options& opt) const override {
+    if (opt.size > kMaxElements)
+      throw tut::UsageError("--size must be below 2^31: the filters count selected elements in an int");
+    return 2 * opt.size * sizeof(Element) + sizeof(int) + cub_temp_bytes(opt.size);
+  }
+
+  void prepare(const tut::Options& opt, bool with_reference) override {
+    n_ = opt.size;
+    const std::vector<Element> host = make_input(n_, opt.seed, opt.extra.at("selectivity"));
+    src_ = tut::DeviceBuffer<Element>(host);
+    dst_ = tut::DeviceBuffer<Element>(n_);
+    count_ = tut::DeviceBuffer<int>(1);
+    cub_temp_ = tut::DeviceBuffer<unsigned char>(cub_temp_bytes(n_));
+    expected_.clear();
+    for (Element x : host)
+      if (wa::IsPositive{}(x)) expected_.push_back(x);  // the CPU filter, in input order
+    if (with_reference) {
+      expected_sorted_ = expected_;
+      sort_bit_patterns(expected_sorted_);
+    }
+  }
+
+  void poison(cudaStream_t s) override {
+    dst_.poison(s);
+    count_.poison(s);
+    cub_temp_.poison(s);  // CUB must not depend on its scratch being zero
+  }
+
+  void run(const std::string& variant, cudaStream_t s) override {
+    const Kernel k = find(variant);
+    const auto n = static_cast<std::int64_t>(n_);
+    if (k == Kernel::cub) {
+      if (n == 0) {  // nothing to select: the count is 0 (CUB is not asked about an empty range)
+        count_.zero(s);
+        return;
+      }
+      std::size_t temp_bytes = cub_temp_.size();
+      TUT_CUDA_CHECK(cub::DeviceSelect::If(cub_temp_.data(), temp_bytes, src_.data(), dst_.data(), count_.data(),
+                                           static_cast<int>(n), wa::IsPositive{}, s));
+      return;
+    }
+    count_.zero(s);  // the atomics count up from 0 (part of every timed run, as in a real filter)
+    if (n == 0) return;
+    Element* dst = dst_.data();
+    int* count = count_.data();
+    const Element* src = src_.data();
+    const unsigned grid = blocks_for(n, wa::kBlockThreads);
+    switch (k) {
+      case Kernel::global_atomic:
+        wa::filter_global_atomic<<<grid, wa::kBlockThreads, 0, s>>>(dst, count, src, n);
+        break;
+      case Kernel::global_atomic_per_lane:
+        wa::filter_global_atomic_per_lane<<<grid, wa::kBlockThreads, 0, s>>>(dst, count, src, n, /*lane_stride=*/0);
+        break;
+      case Kernel::shared_atomic:
+        wa::filter_shared_atomic<<<blocks_for(n, wa::kSharedRoundsPerBlock * wa::kBlockThreads), wa::kBlockThreads,
+                                   0, s>>>(dst, count, src, n);
+        break;
+      case Kernel::warp_aggregated_cg:
+        wa::filter_warp_aggregated_cg<<<grid, wa::kBlockThreads, 0, s>>>(dst, count, src, n);
+        break;
+      case Kernel::warp_aggregated_manual:
+        wa::filter_warp_aggregated_manual<<<grid, wa::kBlockThreads, 0, s>>>(dst, count, src, n);
+        break;
+      case Kernel::cub:
+        break;
+    }
+    TUT_CHECK_LAUNCH();
+  }
+
+  // The count must match the CPU filter's; dst[0, count) must hold the selected elements (as a multiset;
+  // in input order for CUB, which promises it); dst[count, n) must be untouched.
+  tut::CheckResult check(const std::string& variant) override {
+    const int count = count_.download()[0];
+    if (count < 0 || static_cast<std::size_t>(count) != expected_.size())
+      return tut::check_fail("count " + std::to_string(count) + " != expected " + std::to_string(expected_.size()));
+    std::vector<Element> got = dst_.download();
+    Element poison;
+    std::memset(&poison, tut::kPoisonByte, sizeof poison);
+    for (std::size_t i = expected_.size(); i < got.size(); ++i)
+      if (got[i] != poison)
+        return tut::check_fail("wrote past the selected elements: dst[" + std::to_string(i) + "] with count " +
+                               std::to_string(count));
+    got.resize(expected_.size());
+    if (find(variant) == Kernel::cub) {
+      tut::CheckResult r = tut::compare_exact(expected_, got);
+      if (!r.ok) r.detail = "compared in input order, which cub::DeviceSelect keeps";
+      return r;
+    }
+    sort_bit_patterns(got);
+    tut::CheckResult r = tut::compare_exact(expected_sorted_, got);
+    if (!r.ok) r.detail = "the selected elements differ as a multiset (indices are in sorted order)";
+    return r;
+  }
+
+  // The input read once, the selected elements and the count written once.
+  tut::Work work(const std::string&) const override {
+    return {static_cast<double>((n_ + expected_.size()) * sizeof(Element) + sizeof(int)), 0.0};
+  }
+  std::size_t memcpy_bytes() const override { return n_ * sizeof(Element); }
+
+ private:
+  static std::size_t cub_temp_bytes(std::size_t n) {
+    if (n == 0) return 0;
+    std::size_t bytes = 0;
+    TUT_CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, static_cast<const Element*>(nullptr),
+                                         static_cast<Element*>(nullptr), static_cast<int*>(nullptr),
+                                         static_cast<int>(n), wa::IsPositive{}));
+    return bytes;
+  }
+
+  std::size_t n_ = 0;
+  tut::DeviceBuffer<Element> src_, dst_;
+  tut::DeviceBuffer<int> count_;
+  tut::DeviceBuffer<unsigned char> cub_temp_;
+  std::vector<Element> expected_, expected_sorted_;
+};
+
+}  // namespace
+
+tut::ChapterSpec chapter_spec() {
+  tut::ChapterSpec spec;
+  spec.id = "04-warp-aggregated-atomics";
+  spec.title = "warp-aggregated atomics: a filter with one atomic per element, block and warp, against CUB";
+  spec.default_size = "2^28";  // 1 GiB of input: far beyond the L2
+  spec.variants = {
+      {"global-atomic", "one atomicAdd(count, 1) per selected element, as written (nvcc may aggregate it)",
+       false, ""},
+      {"global-atomic-per-lane", "the same with an address nvcc cannot prove uniform: one atomic per lane",
+       false, ""},
+      {"shared-atomic", "shared-memory counter per block and round, one global atomic per block and round",
+       false, ""},
+      {"warp-aggregated-cg", "atomicAggInc: coalesced_threads(), leader atomicAdd(size), shfl + rank", false, ""},
+      {"warp-aggregated-manual", "__activemask, __ballot_sync, __popc, __shfl_sync, %lanemask_lt rank", false,
+       ""},
+      {"cub", "cub::DeviceSelect::If (keeps the input order; vendor reference)", true, ""},
+  };
+  spec.extra_options = {{"selectivity", "percent of the elements that are positive, i.e. selected (0..100)", 50,
+                         0, 100}};
+  spec.ratio_to = "cub";
+  spec.make_workload = [] { return std::make_unique<FilterWorkload>(); };
+  return spec;
+}
+
+#ifndef TUT_CHAPTER_NO_MAIN
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, chapter_spec()); }
+#endif
