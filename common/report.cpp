@@ -1,5 +1,6 @@
 #include "report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
@@ -87,7 +88,6 @@ void write_table(std::ostream& os, const std::vector<Result>& rows) {
   if (any_flops) head.push_back("GFLOP/s");
   if (any_ref) head.push_back("speed vs " + ref_name);
   head.push_back("check");
-  cells.push_back(head);
   for (const auto& r : rows) {
     std::vector<std::string> c = {r.variant + (r.reference ? " *" : ""), format_size(r.n),
                                   ms_text(r.time.median_ms), ms_text(r.time.min_ms),
@@ -100,29 +100,34 @@ void write_table(std::ostream& os, const std::vector<Result>& rows) {
     c.push_back(r.check);
     cells.push_back(c);
   }
-  std::vector<std::size_t> width(head.size(), 0);
-  for (const auto& row : cells)
-    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  for (std::size_t k = 0; k < cells.size(); ++k) {
-    const auto& row = cells[k];
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      bool left = i == 0 || i + 1 == row.size();
-      if (left) os << std::left; else os << std::right;
-      os << std::setw(i + 1 == row.size() ? 0 : static_cast<int>(width[i])) << row[i];
-      if (i + 1 < row.size()) os << "  ";
-    }
-    os << "\n";
-    if (k == 0) {
-      std::size_t total = 0;  // the rule stops where the last (free-width) column starts
-      for (std::size_t i = 0; i + 1 < width.size(); ++i) total += width[i] + 2;
-      os << std::string(total + 5, '-') << "\n";
-    }
-  }
-  os << std::right;
+  write_text_table(os, head, cells);
   if (any_ref || !rows.empty())
     os << "(* vendor reference; GB/s counts each input read once and each output written once; "
           "speed vs " << (ref_name.empty() ? "reference" : ref_name)
        << " = its median time / this median time)\n";
+}
+
+void write_text_table(std::ostream& os, const std::vector<std::string>& head,
+                      const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> width(head.size(), 0);
+  for (std::size_t i = 0; i < head.size(); ++i) width[i] = head[i].size();
+  for (const auto& row : rows)
+    for (std::size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  auto line = [&](const std::vector<std::string>& row) {
+    for (std::size_t i = 0; i < row.size() && i < width.size(); ++i) {
+      const bool last = i + 1 == row.size();
+      if (i == 0 || last) os << std::left; else os << std::right;
+      os << std::setw(last ? 0 : static_cast<int>(width[i])) << row[i];
+      if (!last) os << "  ";
+    }
+    os << "\n";
+  };
+  line(head);
+  std::size_t total = 0;  // the rule stops where the last (free-width) column starts
+  for (std::size_t i = 0; i + 1 < width.size(); ++i) total += width[i] + 2;
+  os << std::string(total + std::min<std::size_t>(width.back(), 12), '-') << "\n";
+  for (const auto& row : rows) line(row);
+  os << std::right;
 }
 
 void write_csv(std::ostream& os, const std::vector<Result>& rows) {

@@ -54,6 +54,10 @@ std::string device_banner(const DeviceInfo& d);
 std::string json_escape(const std::string& s);
 
 void write_table(std::ostream& os, const std::vector<Result>& rows);
+// Any table of text: first column and last column left-aligned, the others right-aligned, a rule
+// under the header.
+void write_text_table(std::ostream& os, const std::vector<std::string>& head,
+                      const std::vector<std::vector<std::string>>& rows);
 void write_csv(std::ostream& os, const std::vector<Result>& rows);
 void write_json(std::ostream& os, const DeviceInfo& d, const std::string& chapter,
                 const std::string& command, const std::vector<Result>& rows);

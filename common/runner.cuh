@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <ostream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -61,6 +62,9 @@ struct ChapterSpec {
   std::vector<ExtraOption> extra_options;
   std::string ratio_to;      // the variant every row's "speed vs" compares with (e.g. "cub"); may be empty
   std::function<std::unique_ptr<Workload>()> make_workload;
+  // Optional: printed after the table in table mode, for what the generic table cannot show (the
+  // article's figure beside ours, occupancy...). Gets the measured rows of this run.
+  std::function<void(std::ostream&, const DeviceInfo&, const Options&, const std::vector<Result>&)> summary;
 };
 
 // Parses argv, runs the selected variants and prints the results. Returns the process exit status:
