@@ -14,6 +14,17 @@ tut::scan::ScanVariant lookback_variant(const std::string& name, const std::stri
   return {name, description, lookback::workspace_bytes_for<Tuning>, lookback::inclusive_scan_with<Tuning>, ""};
 }
 
+template <class Tuning>
+tut::scan::ScanVariant prefetch_variant(const std::string& name, const std::string& description) {
+  return {name, description, lookback::workspace_bytes_for<Tuning>, lookback::inclusive_scan_prefetch<Tuning>, ""};
+}
+
+// Below sm_90 (or with misaligned buffers) these run the register path with the same tiles.
+template <class Tuning>
+tut::scan::ScanVariant bulk_copy_variant(const std::string& name, const std::string& description) {
+  return {name, description, lookback::workspace_bytes_for<Tuning>, lookback::inclusive_scan_bulk_copy<Tuning>, ""};
+}
+
 // Every configuration the chapter measures. Names read lookback-t<threads per block>-i<int32 per thread>.
 std::vector<tut::scan::ScanVariant> lookback_variants() {
   using lookback::CacheHint;
@@ -39,6 +50,28 @@ std::vector<tut::scan::ScanVariant> lookback_variants() {
       lookback_variant<Tuning<256, 16, 64, 512, CacheHint::kDefault, TileOrder::kBlockIndex>>(
           "lookback-t256-i16-blockidx",
           "the stage with tile = blockIdx.x (CUB's choice: no counter, relies on in-order block dispatch)"),
+      // Bigger tiles: more bytes per load phase, fewer look-backs per byte, more registers.
+      lookback_variant<Tuning<256, 32>>("lookback-t256-i32", "256 threads x 32 int32 (8192-element tiles)"),
+      lookback_variant<Tuning<128, 32>>("lookback-t128-i32", "128 threads x 32 int32 (4096-element tiles)"),
+      lookback_variant<Tuning<192, 32>>("lookback-t192-i32", "192 threads x 32 int32 (6144-element tiles)"),
+      lookback_variant<Tuning<384, 24>>("lookback-t384-i24", "384 threads x 24 int32 (9216-element tiles)"),
+      // Persistent grids that load the next tile(s) before looking back on the current one.
+      prefetch_variant<Tuning<256, 16>>(
+          "lookback-persistent-prefetch-t256-i16",
+          "persistent grid; each thread loads the next tile into registers before scanning the current one"),
+      prefetch_variant<Tuning<256, 12>>("lookback-persistent-prefetch-t256-i12",
+                                        "the same with 256 threads x 12 int32 (2 x 12 items in registers)"),
+      bulk_copy_variant<lookback::BulkCopyTuning<256, 16, 4>>(
+          "lookback-bulkcopy-t256-i16-s4",
+          "sm_90+: persistent grid, cp.async.bulk (TMA) into a ring of 4 tiles of 16 KiB in shared memory"),
+      bulk_copy_variant<lookback::BulkCopyTuning<256, 24, 3>>(
+          "lookback-bulkcopy-t256-i24-s3", "sm_90+: bulk copies, ring of 3 tiles of 24 KiB (256 threads x 24)"),
+      bulk_copy_variant<lookback::BulkCopyTuning<256, 32, 3>>(
+          "lookback-bulkcopy-t256-i32-s3", "sm_90+: bulk copies, ring of 3 tiles of 32 KiB (256 threads x 32)"),
+      bulk_copy_variant<lookback::BulkCopyTuning<128, 24, 4>>(
+          "lookback-bulkcopy-t128-i24-s4", "sm_90+: bulk copies, ring of 4 tiles of 12 KiB (128 threads x 24)"),
+      bulk_copy_variant<lookback::BulkCopyTuning<512, 16, 3>>(
+          "lookback-bulkcopy-t512-i16-s3", "sm_90+: bulk copies, ring of 3 tiles of 32 KiB (512 threads x 16)"),
   };
 }
 

@@ -11,8 +11,8 @@ TUT_SCAN_CHAPTER_TESTS(chapter_spec())
 
 TEST_CASE("16: sizes at the tile boundaries of every configuration") {
   // The tile sizes of the variants in main.cu: 2048 (128x16, 256x8), 3072 (128x24, 256x12), 4096 (256x16,
-  // 512x8), 6144 (256x24, 512x12), 8192 (512x16, 1024x8).
-  for (std::uint64_t tile : {2048u, 3072u, 4096u, 6144u, 8192u}) {
+  // 512x8, 128x32), 6144 (256x24, 512x12, 192x32), 8192 (512x16, 1024x8, 256x32), 9216 (384x24).
+  for (std::uint64_t tile : {2048u, 3072u, 4096u, 6144u, 8192u, 9216u}) {
     CAPTURE(tile);
     tut::testing::check_all_variants(chapter_spec(), lookback_testing::tile_boundary_sizes(tile));
   }
@@ -29,6 +29,12 @@ TEST_CASE("16: buffers that are not 16-byte aligned take the element-by-element 
   for (const auto& variant : lookback_variants()) lookback_testing::check_repeated_runs(variant, 5 * 8192 + 3, 1);
   const auto stage = lookback_variants().front();
   for (std::size_t offset : {2u, 3u, 4u}) lookback_testing::check_repeated_runs(stage, 70 * 4096 + 1, offset);
+}
+
+TEST_CASE("16: buffers 16 bytes past a 256-byte boundary keep the int4 and bulk-copy paths") {
+  // 4 elements = 16 bytes: aligned enough for int4 and cp.async.bulk, but not for a whole 128-byte line.
+  for (const auto& variant : lookback_variants())
+    lookback_testing::check_repeated_runs(variant, 300 * 8192 + 4 * 1024 + 12, 4);
 }
 
 TEST_CASE("16: n = 0 enqueues nothing") {
