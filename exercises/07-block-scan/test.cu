@@ -1,0 +1,73 @@
+// Test of exercise 07: scan_block scans every tile of blockDim.x values, for block sizes from one
+// warp to 1024 threads, called again and again by the same blocks. The same source tests the
+// exercise and the solution.
+#include <block_scan.cuh>
+
+#include "exercise_testing.cuh"
+
+#include <algorithm>
+#include <vector>
+
+using namespace exercise_testing;
+
+namespace {
+
+// Tiles of blockDim.x elements; block b scans tiles b, b + gridDim.x, ... (values past n count as 0).
+__global__ void scan_tiles_kernel(const std::int32_t* in, std::int32_t* out, std::int64_t n) {
+  const std::int64_t tile_size = blockDim.x;
+  for (std::int64_t tile = blockIdx.x; tile * tile_size < n; tile += gridDim.x) {
+    const std::int64_t i = tile * tile_size + threadIdx.x;
+    const std::int32_t scanned = block_scan::scan_block(i < n ? in[i] : 0);
+    if (i < n) out[i] = scanned;
+  }
+}
+
+void scan_tiles(const std::int32_t* in, std::int32_t* out, std::int64_t n, int block, int max_blocks, cudaStream_t s) {
+  if (n == 0) return;
+  const std::int64_t tiles = (n + block - 1) / block;
+  scan_tiles_kernel<<<static_cast<unsigned>(std::min<std::int64_t>(tiles, max_blocks)), block, 0, s>>>(in, out, n);
+  TUT_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+TEST_CASE("07: scan_block scans every tile, for every block size, in a loop over tiles") {
+  for (std::uint64_t n : sizes_that_fit(adversarial_sizes({3 * 1024 + 17, (1u << 22) + 5}), 2 * sizeof(std::int32_t))) {
+    const std::vector<std::int32_t> in = tut::random_integers<std::int32_t>(n, seed_for(n));
+    tut::DeviceBuffer<std::int32_t> d_in(in), d_out(n);
+    for (int block : {32, 64, 96, 256, 992, 1024}) {
+      d_out.poison();
+      // 40 blocks at most: every block scans many tiles, so the reuse of warp_sums is exercised.
+      scan_tiles(d_in.data(), d_out.data(), static_cast<std::int64_t>(n), block, 40, 0);
+      sync_checked();
+      std::vector<std::int32_t> expected(n);
+      std::uint32_t running = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (i % static_cast<std::size_t>(block) == 0) running = 0;
+        running += static_cast<std::uint32_t>(in[i]);
+        expected[i] = static_cast<std::int32_t>(running);
+      }
+      const tut::CheckResult r = tut::compare_exact(expected, d_out.download());
+      REQUIRE_MESSAGE(r.ok, where(n, "blocks of " + std::to_string(block) + " threads (tiles of " +
+                                         std::to_string(block) + ")")
+                                << ": " << r.message());
+    }
+  }
+}
+
+TEST_CASE("measure" * doctest::skip()) {
+  print_device();
+  const std::int64_t n = std::int64_t{1} << 26;
+  tut::DeviceBuffer<std::int32_t> in(tut::random_integers<std::int32_t>(static_cast<std::size_t>(n), 1));
+  tut::DeviceBuffer<std::int32_t> out(static_cast<std::size_t>(n));
+  const double bytes = 2.0 * static_cast<double>(n) * sizeof(std::int32_t);
+  std::printf("tile scans of 2^26 int32 (each tile scanned on its own)\n");
+  print_row("cudaMemcpyAsync of the same bytes", median_ms("07-block-scan", "memcpy", [&](cudaStream_t s) {
+              TUT_CUDA_CHECK(cudaMemcpyAsync(out.data(), in.data(), n * sizeof(std::int32_t), cudaMemcpyDeviceToDevice, s));
+            }), bytes);
+  for (int block : {128, 256, 1024})
+    print_row("scan_block, blocks of " + std::to_string(block),
+              median_ms("07-block-scan", "block" + std::to_string(block), [&](cudaStream_t s) {
+                scan_tiles(in.data(), out.data(), n, block, 1 << 16, s);
+              }), bytes);
+}
