@@ -275,15 +275,24 @@ def chapter_number(chapter_id):
 
 
 def find_programs(build_dir):
-    """{chapter id: program path} for every built chapter program: build/chapters/<id>/<id>.
-    The -G and -test builds have other names and are never picked."""
+    """{program id: program path} for every built chapter program: build/chapters/<id>/<id>, or,
+    for a chapter of several programs (02), build/chapters/<id>/<id>-<experiment>. The -G builds
+    and the test programs are never picked."""
     root = Path(build_dir) / "chapters"
     found = {}
     if root.is_dir():
         for d in sorted(root.iterdir()):
+            if not d.is_dir():
+                continue
             exe = d / d.name
-            if d.is_dir() and exe.is_file() and os.access(exe, os.X_OK):
+            if exe.is_file() and os.access(exe, os.X_OK):
                 found[d.name] = exe
+                continue
+            for p in sorted(d.glob(d.name + "-*")):
+                suffix = p.name[len(d.name) + 1:]
+                if (p.is_file() and os.access(p, os.X_OK) and suffix != "G" and not suffix.endswith("test")
+                        and "." not in suffix):
+                    found[p.name] = p
     return found
 
 
