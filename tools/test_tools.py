@@ -301,6 +301,45 @@ class TourEndToEndTest(unittest.TestCase):
         self.assertEqual(tour.program_error("", 3), "exit status 3")
 
 
+class SweepTest(unittest.TestCase):
+    """tools/sweep: one run per value, one column per variant, stops at the first failed run."""
+
+    PROGRAM = """#!/bin/sh
+echo "# GPU 0: fake" >&2
+[ "$2" = "bad" ] && { echo "fake: error: bad size" >&2; exit 2; }
+echo "chapter,variant,reference,n,bytes,flops,median_ms,min_ms,max_ms,reps,gbps,gflops,pct_peak_dram,pct_memcpy,speed_vs_ref,ref_name,check"
+echo "x,cudaMemcpy,1,1,8,0,0.5,0.5,0.5,1,100,0,1,100,0,,-"
+echo "x,int4,0,1,8,0,0.25,0.2,0.3,1,$2,0,1,90,2,cudaMemcpy,ok"
+"""
+
+    def run_sweep(self, *args):
+        with tempfile.TemporaryDirectory() as d:
+            prog = Path(d) / "prog"
+            prog.write_text(self.PROGRAM)
+            prog.chmod(0o755)
+            return subprocess.run([sys.executable, str(TOOLS / "sweep"), str(prog), *args],
+                                  capture_output=True, text=True)
+
+    def test_table(self):
+        p = self.run_sweep("--over", "size=7,9")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = p.stdout.splitlines()
+        self.assertEqual(lines[0], "# GPU 0: fake")
+        self.assertEqual(lines[2].split(), ["size", "cudaMemcpy", "int4"])
+        self.assertEqual(lines[3].split(), ["7", "100.0", "7.0"])
+        self.assertEqual(lines[4].split(), ["9", "100.0", "9.0"])
+        p = self.run_sweep("--over", "size=7", "--metric", "median_ms")
+        self.assertEqual(p.stdout.splitlines()[3].split(), ["7", "0.5000", "0.2500"])
+
+    def test_stops_at_failure(self):
+        p = self.run_sweep("--over", "size=7,bad,9")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("bad size", p.stderr)
+
+    def test_bad_usage(self):
+        self.assertEqual(self.run_sweep("--over", "size=").returncode, 2)
+
+
 class CommandLineTest(unittest.TestCase):
     def test_help_and_usage_errors(self):
         for tool in ("tour", "results", "ncu-compare", "sanitize"):
