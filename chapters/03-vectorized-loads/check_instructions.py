@@ -8,11 +8,13 @@ the scalar kernel no vector access at all. SASS (where cuobjdump is found: $CUOB
 on PATH): the same in machine code, LDG.E.128/STG.E.128 and LDG.E.64/STG.E.64, for every architecture
 the binary holds. Prints what it found; exits 1 on a failed check.
 """
-import os
 import re
-import shutil
 import subprocess
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+from tutkit.sass import find_cuobjdump, sass_functions  # noqa: E402
 
 KERNELS = {"scalar": "copy_int32_kernel", "int2": "copy_int2_kernel", "int4": "copy_int4_kernel"}
 failures = []
@@ -59,36 +61,6 @@ def check_ptx(path):
             w, other = (4, 2) if variant == "int4" else (2, 4)
             check(ld[w] >= 1 and st[w] >= 1, f"PTX {kernel}: ld.global.v{w} and st.global.v{w} present")
             check(ld[other] + st[other] == 0, f"PTX {kernel}: no .v{other} access")
-
-
-def find_cuobjdump(nvcc):
-    candidates = [os.environ.get("CUOBJDUMP"), os.path.join(os.path.dirname(nvcc), "cuobjdump"),
-                  shutil.which("cuobjdump")]
-    for c in candidates:
-        if c and os.path.isfile(c) and os.access(c, os.X_OK):
-            return c
-    return None
-
-
-def sass_functions(text):
-    """{(arch, mangled name): body} from `cuobjdump -sass`."""
-    functions, arch, name, lines = {}, "?", None, []
-    for line in text.splitlines():
-        m_arch = re.search(r"code for (sm_\d+\w*)", line)
-        m_fn = re.search(r"Function : (\S+)", line)
-        if m_arch or m_fn:
-            if name:
-                functions[(arch, name)] = "\n".join(lines)
-            name, lines = None, []
-            if m_arch:
-                arch = m_arch.group(1)
-            if m_fn:
-                name = m_fn.group(1)
-        elif name:
-            lines.append(line)
-    if name:
-        functions[(arch, name)] = "\n".join(lines)
-    return functions
 
 
 def check_sass(binary, cuobjdump):

@@ -15,11 +15,13 @@ exit 77, meson's SKIP, where none works) and, for every architecture in the bina
            counting them, one ATOMG by one lane, a SHFL.IDX broadcasting its result) or left one atomic
            per lane, and the same for the per-lane kernel, which exists to defeat that rewrite.
 """
-import os
 import re
-import shutil
 import subprocess
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+from tutkit.sass import find_cuobjdump, sass_functions  # noqa: E402
 
 GLOBAL_ATOMIC = r"\b(?:ATOMG|REDG|ATOM|RED)\.E\."  # ATOMG/REDG (sm_90), ATOMG/RED (sm_75..89)
 SHARED_ATOMIC = r"\bATOMS\."
@@ -39,35 +41,6 @@ def check(ok, what):
 
 def count(pattern, body):
     return len(re.findall(pattern, body))
-
-
-def find_cuobjdump(nvcc):
-    for c in (os.environ.get("CUOBJDUMP"), os.path.join(os.path.dirname(nvcc), "cuobjdump"),
-              shutil.which("cuobjdump")):
-        if c and os.path.isfile(c) and os.access(c, os.X_OK):
-            return c
-    return None
-
-
-def sass_functions(text):
-    """{(arch, mangled name): body} from `cuobjdump -sass`."""
-    functions, arch, name, lines = {}, "?", None, []
-    for line in text.splitlines():
-        m_arch = re.search(r"code for (sm_\d+\w*)", line)
-        m_fn = re.search(r"Function : (\S+)", line)
-        if m_arch or m_fn:
-            if name:
-                functions[(arch, name)] = "\n".join(lines)
-            name, lines = None, []
-            if m_arch:
-                arch = m_arch.group(1)
-            if m_fn:
-                name = m_fn.group(1)
-        elif name:
-            lines.append(line)
-    if name:
-        functions[(arch, name)] = "\n".join(lines)
-    return functions
 
 
 def kernel(functions, arch, needle):
