@@ -5,29 +5,16 @@
 
 #include "exercise_testing.cuh"
 
-#include <algorithm>
 #include <vector>
 
 using namespace exercise_testing;
 
 namespace {
 
-// Tiles of blockDim.x elements; block b scans tiles b, b + gridDim.x, ... (values past n count as 0).
-__global__ void scan_tiles_kernel(const std::int32_t* in, std::int32_t* out, std::int64_t n) {
-  const std::int64_t tile_size = blockDim.x;
-  for (std::int64_t tile = blockIdx.x; tile * tile_size < n; tile += gridDim.x) {
-    const std::int64_t i = tile * tile_size + threadIdx.x;
-    const std::int32_t scanned = block_scan::scan_block(i < n ? in[i] : 0);
-    if (i < n) out[i] = scanned;
-  }
-}
-
-void scan_tiles(const std::int32_t* in, std::int32_t* out, std::int64_t n, int block, int max_blocks, cudaStream_t s) {
-  if (n == 0) return;
-  const std::int64_t tiles = (n + block - 1) / block;
-  scan_tiles_kernel<<<static_cast<unsigned>(std::min<std::int64_t>(tiles, max_blocks)), block, 0, s>>>(in, out, n);
-  TUT_CHECK_LAUNCH();
-}
+// The function under test, for run_tiles: block b scans tiles b, b + gridDim.x, ... of blockDim.x values.
+struct ScanBlock {
+  __device__ std::int32_t operator()(std::int32_t v) const { return block_scan::scan_block(v); }
+};
 
 }  // namespace
 
@@ -38,19 +25,10 @@ TEST_CASE("07: scan_block scans every tile, for every block size, in a loop over
     for (int block : {32, 64, 96, 256, 992, 1024}) {
       d_out.poison();
       // 40 blocks at most: every block scans many tiles, so the reuse of warp_sums is exercised.
-      scan_tiles(d_in.data(), d_out.data(), static_cast<std::int64_t>(n), block, 40, 0);
+      run_tiles<ScanBlock>(d_in.data(), d_out.data(), static_cast<std::int64_t>(n), block, 40, 0);
       sync_checked();
-      std::vector<std::int32_t> expected(n);
-      std::uint32_t running = 0;
-      for (std::size_t i = 0; i < n; ++i) {
-        if (i % static_cast<std::size_t>(block) == 0) running = 0;
-        running += static_cast<std::uint32_t>(in[i]);
-        expected[i] = static_cast<std::int32_t>(running);
-      }
-      const tut::CheckResult r = tut::compare_exact(expected, d_out.download());
-      REQUIRE_MESSAGE(r.ok, where(n, "blocks of " + std::to_string(block) + " threads (tiles of " +
-                                         std::to_string(block) + ")")
-                                << ": " << r.message());
+      require_exact(scan_by_segment(in, static_cast<std::size_t>(block)), d_out, n,
+                    "blocks of " + std::to_string(block) + " threads (tiles of " + std::to_string(block) + ")");
     }
   }
 }
@@ -68,6 +46,6 @@ TEST_CASE("measure" * doctest::skip()) {
   for (int block : {128, 256, 1024})
     print_row("scan_block, blocks of " + std::to_string(block),
               median_ms("07-block-scan", "block" + std::to_string(block), [&](cudaStream_t s) {
-                scan_tiles(in.data(), out.data(), n, block, 1 << 16, s);
+                run_tiles<ScanBlock>(in.data(), out.data(), n, block, 1 << 16, s);
               }), bytes);
 }

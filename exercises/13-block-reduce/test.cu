@@ -13,15 +13,10 @@ namespace rts = reduce_then_scan;
 
 namespace {
 
-// Tiles of blockDim.x values (zeros past n); every thread writes the total its reduce_block returned.
-__global__ void tile_totals_kernel(const std::int32_t* in, std::int32_t* out, std::int64_t n) {
-  const std::int64_t tile_size = blockDim.x;
-  for (std::int64_t tile = blockIdx.x; tile * tile_size < n; tile += gridDim.x) {
-    const std::int64_t i = tile * tile_size + threadIdx.x;
-    const std::int32_t total = rts::reduce_block(i < n ? in[i] : 0);
-    if (i < n) out[i] = total;
-  }
-}
+// The function under test, for run_tiles: every thread writes the total its reduce_block returned.
+struct ReduceBlock {
+  __device__ std::int32_t operator()(std::int32_t v) const { return rts::reduce_block(v); }
+};
 
 }  // namespace
 
@@ -31,13 +26,8 @@ TEST_CASE("13: reduce_block returns the block's total to every thread") {
     tut::DeviceBuffer<std::int32_t> d_in(in), d_out(n);
     for (int block : {32, 96, 1024}) {
       d_out.poison();
-      if (n > 0) {
-        const std::int64_t tiles = (static_cast<std::int64_t>(n) + block - 1) / block;
-        // 40 blocks at most: every block reduces many tiles, exercising the reuse of shared memory.
-        tile_totals_kernel<<<static_cast<unsigned>(std::min<std::int64_t>(tiles, 40)), block, 0, 0>>>(
-            d_in.data(), d_out.data(), static_cast<std::int64_t>(n));
-        TUT_CHECK_LAUNCH();
-      }
+      // 40 blocks at most: every block reduces many tiles, exercising the reuse of shared memory.
+      run_tiles<ReduceBlock>(d_in.data(), d_out.data(), static_cast<std::int64_t>(n), block, 40, 0);
       sync_checked();
       std::vector<std::int32_t> expected(n);
       for (std::size_t begin = 0; begin < n; begin += static_cast<std::size_t>(block)) {

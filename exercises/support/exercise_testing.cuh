@@ -1,5 +1,6 @@
-// What every exercise test shares: the sizes to test, one-line failure reports, and the timing
-// helper of the skipped-by-default "measure" test cases. Built only from common/ (DeviceBuffer,
+// What every exercise test shares: the sizes to test, one-line failure reports, the CPU references
+// and kernel harnesses that several tests use, and the timing helper of the skipped-by-default
+// "measure" test cases. Built only from common/ (DeviceBuffer,
 // random_integers, compare_exact, gpu_test.cuh, timing.cuh); the exercise files themselves stay
 // self-contained.
 //
@@ -11,6 +12,9 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -120,6 +124,130 @@ inline tut::DeviceInfo print_device() {
   tut::DeviceInfo d = tut::query_device();
   std::printf("%s\n", tut::device_banner(d).c_str());
   return d;
+}
+
+// The CPU's inclusive scan of every run of `segment` values on its own (in uint32, so sums wrap).
+inline std::vector<std::int32_t> scan_by_segment(const std::vector<std::int32_t>& v, std::size_t segment) {
+  std::vector<std::int32_t> out(v.size());
+  std::uint32_t running = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i % segment == 0) running = 0;
+    running += static_cast<std::uint32_t>(v[i]);
+    out[i] = static_cast<std::int32_t>(running);
+  }
+  return out;
+}
+
+// REQUIREs the device buffer `actual` to equal `expected` exactly; a failure names n and `what`.
+inline void require_exact(const std::vector<std::int32_t>& expected, const tut::DeviceBuffer<std::int32_t>& actual,
+                          std::uint64_t n, const std::string& what) {
+  const tut::CheckResult r = tut::compare_exact(expected, actual.download());
+  REQUIRE_MESSAGE(r.ok, where(n, what) << ": " << r.message());
+}
+
+// Tiles of blockDim.x values (0 past n), block b taking tiles b, b + gridDim.x, ...: every thread
+// calls Op{}(its value) and, when in range, writes the result. Op wraps the __device__ function under test.
+template <class Op>
+__global__ void tiles_kernel(const std::int32_t* in, std::int32_t* out, std::int64_t n) {
+  const std::int64_t tile_size = blockDim.x;
+  for (std::int64_t tile = blockIdx.x; tile * tile_size < n; tile += gridDim.x) {
+    const std::int64_t i = tile * tile_size + threadIdx.x;
+    const std::int32_t result = Op{}(i < n ? in[i] : 0);
+    if (i < n) out[i] = result;
+  }
+}
+
+// Launches tiles_kernel<Op> with `block` threads a block and at most max_blocks blocks (nothing for n = 0).
+template <class Op>
+void run_tiles(const std::int32_t* in, std::int32_t* out, std::int64_t n, int block, int max_blocks,
+               cudaStream_t stream) {
+  if (n == 0) return;
+  const std::int64_t tiles = (n + block - 1) / block;
+  tiles_kernel<Op><<<static_cast<unsigned>(std::min<std::int64_t>(tiles, max_blocks)), block, 0, stream>>>(in, out, n);
+  TUT_CHECK_LAUNCH();
+}
+
+// Checks a warp scan and the block scan built on it (Warp and Block wrap them for run_tiles): on
+// seeded random int32 at every size, the warp scan must scan runs of 32 and the block scan tiles of
+// 32, 256 and 1024, each run into a freshly poisoned output.
+template <class Warp, class Block>
+void check_warp_and_block_scan() {
+  for (std::uint64_t n : sizes_that_fit(adversarial_sizes({(1u << 22) + 5}), 2 * sizeof(std::int32_t))) {
+    const std::vector<std::int32_t> in = tut::random_integers<std::int32_t>(n, seed_for(n));
+    tut::DeviceBuffer<std::int32_t> d_in(in), d_out(n);
+    d_out.poison();
+    run_tiles<Warp>(d_in.data(), d_out.data(), static_cast<std::int64_t>(n), 256, 1 << 16, 0);
+    sync_checked();
+    require_exact(scan_by_segment(in, 32), d_out, n, "scan_warp over runs of 32");
+    for (int block : {32, 256, 1024}) {
+      d_out.poison();
+      run_tiles<Block>(d_in.data(), d_out.data(), static_cast<std::int64_t>(n), block, 1 << 16, 0);
+      sync_checked();
+      require_exact(scan_by_segment(in, static_cast<std::size_t>(block)), d_out, n,
+                    "scan_block over tiles of " + std::to_string(block));
+    }
+  }
+}
+
+// The "measure" rows of check_warp_and_block_scan's pair on 2^26 int32, in NVTX ranges "<id>/warp"
+// and "<id>/block".
+template <class Warp, class Block>
+void measure_warp_and_block_scan(const std::string& id) {
+  const std::int64_t n = std::int64_t{1} << 26;
+  tut::DeviceBuffer<std::int32_t> in(tut::random_integers<std::int32_t>(static_cast<std::size_t>(n), 1));
+  tut::DeviceBuffer<std::int32_t> out(static_cast<std::size_t>(n));
+  const double bytes = 2.0 * static_cast<double>(n) * sizeof(std::int32_t);
+  std::printf("2^26 int32\n");
+  print_row("scan_warp over runs of 32", median_ms(id, "warp", [&](cudaStream_t s) {
+              run_tiles<Warp>(in.data(), out.data(), n, 256, 1 << 16, s);
+            }), bytes);
+  print_row("scan_block over tiles of 1024", median_ms(id, "block", [&](cudaStream_t s) {
+              run_tiles<Block>(in.data(), out.data(), n, 1024, 1 << 16, s);
+            }), bytes);
+}
+
+// A kernel of the shared-memory warp-scan exercises: one thread per element, one input, three outputs.
+using ThreeOutputKernel = void (*)(const std::int32_t* in, std::int32_t* out0, std::int32_t* out1,
+                                   std::int32_t* out2, std::int64_t n);
+
+// Launches `kernel` with one thread per element in blocks of `block` threads (nothing for n = 0).
+inline void run_three_outputs(ThreeOutputKernel kernel, int block, const std::int32_t* in, std::int32_t* out0,
+                              std::int32_t* out1, std::int32_t* out2, std::int64_t n, cudaStream_t stream) {
+  if (n == 0) return;
+  kernel<<<static_cast<unsigned>((n + block - 1) / block), block, 0, stream>>>(in, out0, out1, out2, n);
+  TUT_CHECK_LAUNCH();
+}
+
+// One output that a kernel must produce exactly, and what it is (for the failure message).
+struct ExpectedOutput {
+  std::vector<std::int32_t> values;
+  std::string what;
+};
+
+// Runs `kernel` on `in` with its three outputs poisoned, then REQUIREs output k to equal expected[k].
+inline void check_three_outputs(ThreeOutputKernel kernel, int block, const std::vector<std::int32_t>& in,
+                                const std::array<ExpectedOutput, 3>& expected) {
+  const std::uint64_t n = in.size();
+  tut::DeviceBuffer<std::int32_t> d_in(in), out0(n), out1(n), out2(n);
+  out0.poison();
+  out1.poison();
+  out2.poison();
+  run_three_outputs(kernel, block, d_in.data(), out0.data(), out1.data(), out2.data(), static_cast<std::int64_t>(n), 0);
+  sync_checked();
+  require_exact(expected[0].values, out0, n, expected[0].what);
+  require_exact(expected[1].values, out1, n, expected[1].what);
+  require_exact(expected[2].values, out2, n, expected[2].what);
+}
+
+// The "measure" row of a three-output kernel on 2^26 int32 (4 int32 moved per element), in NVTX range "<id>/<variant>".
+inline void measure_three_outputs(ThreeOutputKernel kernel, int block, const std::string& id,
+                                  const std::string& variant, const std::string& label) {
+  const std::int64_t n = std::int64_t{1} << 26;
+  tut::DeviceBuffer<std::int32_t> in(tut::random_integers<std::int32_t>(static_cast<std::size_t>(n), 1));
+  tut::DeviceBuffer<std::int32_t> a(static_cast<std::size_t>(n)), b(static_cast<std::size_t>(n)), c(static_cast<std::size_t>(n));
+  print_row(label, median_ms(id, variant, [&](cudaStream_t s) {
+              run_three_outputs(kernel, block, in.data(), a.data(), b.data(), c.data(), n, s);
+            }), 4.0 * static_cast<double>(n) * sizeof(std::int32_t));
 }
 
 }  // namespace exercise_testing
