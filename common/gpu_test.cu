@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 
@@ -68,6 +69,19 @@ void check_all_variants(const ChapterSpec& spec, const std::vector<std::uint64_t
       CHECK_MESSAGE(c.ok, c.message());
     }
   }
+}
+
+ChapterSpec only_variants(const ChapterSpec& spec, const std::vector<std::string>& names) {
+  ChapterSpec subset = spec;
+  subset.variants.clear();
+  for (const auto& v : spec.variants)
+    if (std::find(names.begin(), names.end(), v.name) != names.end()) subset.variants.push_back(v);
+  for (const auto& name : names) {
+    const bool found = std::any_of(subset.variants.begin(), subset.variants.end(),
+                                   [&](const VariantSpec& v) { return v.name == name; });
+    if (!found) FAIL("only_variants: " << spec.id << " has no variant '" << name << "'");
+  }
+  return subset;
 }
 
 CheckResult run_variant(const ChapterSpec& spec, const std::string& variant, std::uint64_t n,

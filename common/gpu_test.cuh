@@ -33,6 +33,10 @@ std::vector<std::uint64_t> adversarial_sizes(const std::vector<std::uint64_t>& e
 void check_all_variants(const ChapterSpec& spec, const std::vector<std::uint64_t>& sizes,
                         const std::vector<std::pair<std::string, long long>>& extra = {});
 
+// A copy of `spec` with only the named variants (in spec's order); a name it lacks is an error. For chapters
+// with many variants of the same kernel, whose most expensive sizes run for one variant per kernel.
+ChapterSpec only_variants(const ChapterSpec& spec, const std::vector<std::string>& names);
+
 // Runs one variant at one size and returns the check (for tests of known defects).
 CheckResult run_variant(const ChapterSpec& spec, const std::string& variant, std::uint64_t n,
                         const std::vector<std::pair<std::string, long long>>& extra = {});

@@ -25,11 +25,20 @@ tut::scan::ScanVariant bulk_copy_variant(const std::string& name, const std::str
   return {name, description, lookback::workspace_bytes_for<Tuning>, lookback::inclusive_scan_bulk_copy<Tuning>, ""};
 }
 
+// The tile lands in shared memory (cp.async or, on sm_90+, one bulk copy) and is read twice from there.
+template <class Tuning>
+tut::scan::ScanVariant staged_variant(const std::string& name, const std::string& description) {
+  return {name, description, lookback::workspace_bytes_for<Tuning>, lookback::inclusive_scan_staged<Tuning>, ""};
+}
+
 // Every configuration the chapter measures. Names read lookback-t<threads per block>-i<int32 per thread>.
 std::vector<tut::scan::ScanVariant> lookback_variants() {
   using lookback::CacheHint;
   using lookback::TileOrder;
   using lookback::Tuning;
+  using lookback::Offsets;
+  using lookback::Staging;
+  using lookback::StagedTuning;
   return {
       {"scan-decoupled-lookback-tuned",
        "the stage (= lookback-t256-i16): 4096-element tiles, int4 loads, relaxed status words, backoff 64-512 ns",
@@ -72,6 +81,47 @@ std::vector<tut::scan::ScanVariant> lookback_variants() {
           "lookback-bulkcopy-t128-i24-s4", "sm_90+: bulk copies, ring of 4 tiles of 12 KiB (128 threads x 24)"),
       bulk_copy_variant<lookback::BulkCopyTuning<512, 16, 3>>(
           "lookback-bulkcopy-t512-i16-s3", "sm_90+: bulk copies, ring of 3 tiles of 32 KiB (512 threads x 16)"),
+      // One tile per block, landing in shared memory instead of registers (cp.async, or one bulk copy).
+      staged_variant<StagedTuning<256, 32, Staging::kCpAsync>>(
+          "lookback-staged-cpasync-t256-i32", "tile in shared memory via cp.async, 256 threads x 32 int32"),
+      staged_variant<StagedTuning<256, 32, Staging::kBulkCopy>>(
+          "lookback-staged-bulk-t256-i32", "sm_90+: tile in shared memory via bulk copies, 256 threads x 32 int32"),
+      staged_variant<StagedTuning<128, 32, Staging::kCpAsync>>(
+          "lookback-staged-cpasync-t128-i32", "tile in shared memory via cp.async, 128 threads x 32 int32"),
+      staged_variant<StagedTuning<128, 48, Staging::kCpAsync>>(
+          "lookback-staged-cpasync-t128-i48", "tile in shared memory via cp.async, 128 threads x 48 int32"),
+      staged_variant<StagedTuning<128, 48, Staging::kBulkCopy>>(
+          "lookback-staged-bulk-t128-i48", "sm_90+: tile in shared memory via bulk copies, 128 threads x 48 int32"),
+      staged_variant<StagedTuning<64, 96, Staging::kCpAsync>>(
+          "lookback-staged-cpasync-t64-i96", "tile in shared memory via cp.async, 64 threads x 96 int32"),
+      staged_variant<StagedTuning<32, 128, Staging::kCpAsync>>(
+          "lookback-staged-cpasync-t32-i128", "tile in shared memory via cp.async, 32 threads x 128 int32"),
+      staged_variant<StagedTuning<128, 48, Staging::kCpAsync, TileOrder::kBlockIndex>>(
+          "lookback-staged-cpasync-t128-i48-blockidx", "the staged t128-i48 with tile = blockIdx.x (no counter)"),
+      // Hybrids: part of the tile in shared memory, the rest in registers.
+      staged_variant<StagedTuning<128, 48, Staging::kCpAsync, TileOrder::kAtomicCounter, 8>>(
+          "lookback-hybrid-cpasync-t128-s48-r8", "128 threads x (48 int32 via cp.async + 8 in registers)"),
+      staged_variant<StagedTuning<128, 48, Staging::kCpAsync, TileOrder::kAtomicCounter, 16>>(
+          "lookback-hybrid-cpasync-t128-s48-r16", "128 threads x (48 int32 via cp.async + 16 in registers)"),
+      // Fewer registers: pass 2 scans the rows again instead of keeping each vector's offset, so more rows fit
+      // in registers at 9 blocks per SM.
+      staged_variant<StagedTuning<128, 48, Staging::kCpAsync, TileOrder::kAtomicCounter, 0, Offsets::kRecomputed, 9>>(
+          "lookback-rescan-cpasync-t128-i48", "the staged t128-i48, offsets recomputed in pass 2"),
+      staged_variant<StagedTuning<128, 48, Staging::kCpAsync, TileOrder::kAtomicCounter, 16, Offsets::kRecomputed, 9>>(
+          "lookback-rescan-hybrid-cpasync-t128-s48-r16", "the hybrid t128-s48-r16, offsets recomputed in pass 2"),
+      staged_variant<StagedTuning<128, 48, Staging::kCpAsync, TileOrder::kAtomicCounter, 24, Offsets::kRecomputed, 9>>(
+          "lookback-rescan-hybrid-cpasync-t128-s48-r24", "128 x (48 via cp.async + 24 in registers), 9 blocks/SM"),
+      staged_variant<StagedTuning<128, 48, Staging::kCpAsync, TileOrder::kAtomicCounter, 32, Offsets::kRecomputed, 9>>(
+          "lookback-rescan-hybrid-cpasync-t128-s48-r32", "128 x (48 via cp.async + 32 in registers), 9 blocks/SM"),
+      staged_variant<StagedTuning<128, 48, Staging::kCpAsync, TileOrder::kAtomicCounter, 40, Offsets::kRecomputed, 8>>(
+          "lookback-rescan-hybrid-cpasync-t128-s48-r40", "128 x (48 via cp.async + 40 in registers), 8 blocks/SM"),
+      staged_variant<StagedTuning<128, 40, Staging::kCpAsync, TileOrder::kAtomicCounter, 24, Offsets::kRecomputed, 10>>(
+          "lookback-rescan-hybrid-cpasync-t128-s40-r24", "128 x (40 via cp.async + 24 in registers), 10 blocks/SM"),
+      staged_variant<StagedTuning<128, 48, Staging::kBulkCopy, TileOrder::kAtomicCounter, 32, Offsets::kRecomputed, 9>>(
+          "lookback-rescan-hybrid-bulk-t128-s48-r32",
+          "sm_90+: 128 x (48 via bulk copies + 32 in registers), 9 blocks/SM"),
+      staged_variant<StagedTuning<128, 48, Staging::kCpAsync, TileOrder::kBlockIndex, 32, Offsets::kRecomputed, 9>>(
+          "lookback-rescan-hybrid-cpasync-t128-s48-r32-blockidx", "the rescan t128-s48-r32 with tile = blockIdx.x"),
   };
 }
 

@@ -14,6 +14,9 @@
 // start loading the next tile(s) before looking back on the current one:
 //   scan_tiles_prefetch_kernel<Tuning>       the next tile's int4 loads into a second set of registers
 //   scan_tiles_bulk_copy_kernel<BulkTuning>  sm_90+: cp.async.bulk (TMA) into a ring of tiles in shared memory
+// and one more one-tile-per-block kernel whose tile lands in shared memory (cp.async or bulk copies) and,
+// optionally, partly in registers; the fastest of the chapter:
+//   scan_tiles_staged_kernel<StagedTuning>   <<<tiles, BlockThreads, staged bytes>>>
 #pragma once
 
 #include <cuda_runtime.h>
@@ -289,14 +292,12 @@ struct TileOffsets {
   std::uint32_t segment_offset;  // the sum of the tile's elements before this warp's segment
 };
 
-// Scans each warp's segment in registers, then the warps' sums. Contains one barrier: after it, every thread
-// of the block has finished reading the tile's input (a persistent kernel may refill the input buffer).
+// Given each warp's segment sum, the warp's offset in the tile and the tile's sum. Contains one barrier: after
+// it, every thread of the block has finished reading the tile's input (a persistent kernel may refill it).
 template <class T>
-__device__ __forceinline__ TileOffsets scan_tile(std::uint32_t (&items)[T::kVectorsPerThread][kVectorItems],
-                                                 TileScanShared<T>& shared) {
+__device__ __forceinline__ TileOffsets scan_warp_sums(std::uint32_t segment_sum, TileScanShared<T>& shared) {
   const int lane = threadIdx.x % kWarpSize;
   const int warp = threadIdx.x / kWarpSize;
-  const std::uint32_t segment_sum = scan_segment<T>(items);
   if (lane == 0) shared.warp_aggregates[warp] = segment_sum;
   __syncthreads();
   // Every warp scans the (at most 32) warp sums itself: its own offset in the tile and the tile's sum, with
@@ -305,6 +306,13 @@ __device__ __forceinline__ TileOffsets scan_tile(std::uint32_t (&items)[T::kVect
   const std::uint32_t warp_sums_scanned = scan_warp(warp_sum);
   return {__shfl_sync(kFullMask, warp_sums_scanned, T::kWarps - 1),
           __shfl_sync(kFullMask, warp_sums_scanned - warp_sum, warp)};
+}
+
+// Scans each warp's segment in registers, then the warps' sums (one barrier).
+template <class T>
+__device__ __forceinline__ TileOffsets scan_tile(std::uint32_t (&items)[T::kVectorsPerThread][kVectorItems],
+                                                 TileScanShared<T>& shared) {
+  return scan_warp_sums<T>(scan_segment<T>(items), shared);
 }
 
 // Warp 0 publishes the aggregate at once, looks back, publishes the inclusive prefix; returns the sum of
@@ -726,6 +734,253 @@ inline void inclusive_scan_bulk_copy(const std::int32_t* d_in, std::int32_t* d_o
   scan_tiles_bulk_copy_kernel<T><<<grid_for(plan, tiles), T::kBlockThreads, T::kRingBytes, stream>>>(
       reinterpret_cast<const std::uint32_t*>(d_in), reinterpret_cast<std::uint32_t*>(d_out),
       static_cast<std::int64_t>(n), static_cast<std::int64_t>(tiles), workspace_tile_counter(d_workspace),
+      workspace_status(d_workspace));
+  TUT_CHECK_LAUNCH();
+}
+
+// ---- Beyond the stage: one tile per block, landing in shared memory ------------------------------------------
+// In scan_tiles_kernel the loads land in registers, and registers are what limits the blocks per SM (64 per
+// thread at 256 x 32: 4 blocks, 128 KiB of loads per SM at most). Here the tile lands in shared memory (up to
+// 227 KiB per SM), and the scan reads it twice in small pieces, so a thread holds 2 registers per vector
+// instead of 4 and more blocks fit:
+//   pass 1  each vector's sum; the row scans give each vector its offset in the warp's segment (registers);
+//           the warps' sums, the look-back (as in scan_tiles_kernel)
+//   pass 2  each vector again from shared memory: scan its 4 elements, add its offset, int4 store to global
+// Each thread reads back only the vectors it staged itself, so no barrier guards the tile's data.
+// Two ways to fill the tile:
+//   kCpAsync   sm_80+: each thread issues cp.async of its own 16-byte vectors (LDGSTS: global to shared
+//              without a register), then waits for its own copies;
+//   kBulkCopy  sm_90+: the thread that claims the tile issues one cp.async.bulk (TMA) per warp segment at
+//              once; an mbarrier completes when all their bytes have landed.
+// Below those architectures the same code stages through registers (plain loads and shared stores).
+// RegisterItems > 0 adds rows that land in registers as in scan_tiles_kernel (a hybrid): the shared-memory
+// landing zone is full at about 216 KiB per SM, the registers' is not.
+// Offsets::kRecomputed keeps no per-vector offset from pass 1 to pass 2 (pass 1 only sums, pass 2 scans the
+// rows again): 2 fewer registers per vector, 5 more shuffles per row. MinBlocksPerSM > 1 asks the compiler to
+// fit that many blocks per SM in registers (__launch_bounds__).
+enum class Staging { kCpAsync, kBulkCopy };
+enum class Offsets { kKept, kRecomputed };
+
+template <int BlockThreads, int StagedItems, Staging Stage, TileOrder Order = TileOrder::kAtomicCounter,
+          int RegisterItems = 0, Offsets Offset = Offsets::kKept, int MinBlocksPerSM = 1>
+struct StagedTuning : Tuning<BlockThreads, StagedItems + RegisterItems, 64, 512, CacheHint::kDefault, Order> {
+  static constexpr Staging kStaging = Stage;
+  static constexpr Offsets kOffsets = Offset;
+  static constexpr int kMinBlocksPerSM = MinBlocksPerSM;
+  static constexpr int kStagedVectors = StagedItems / kVectorItems;      // rows 0 .. kStagedVectors-1: shared
+  static constexpr int kRegisterVectors = RegisterItems / kVectorItems;  // the rows after them: registers
+  static constexpr int kWarpStagedBytes = kWarpSize * StagedItems * static_cast<int>(sizeof(std::uint32_t));
+  static constexpr int kStagedBytes = BlockThreads / kWarpSize * kWarpStagedBytes;  // dynamic shared memory
+  static_assert(StagedItems > 0 && StagedItems % kVectorItems == 0 && RegisterItems % kVectorItems == 0,
+                "whole int4 vectors in shared memory (at least one) and in registers");
+  static_assert(kWarpStagedBytes % 16 == 0, "bulk copies move multiples of 16 bytes");
+  static_assert(kStagedBytes <= 64 * 1024, "a tile that leaves room for more than one block per SM");
+};
+
+// One 16-byte global-to-shared copy that does not pass through registers (cp.async.cg: cached in L2 only).
+__device__ __forceinline__ void copy_vector_async(uint4* destination, const uint4* source) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(shared_address(destination)), "l"(source)
+               : "memory");
+#else
+  *destination = *source;
+#endif
+}
+// Waits until all of this thread's cp.async copies have landed (they are then visible to this thread).
+__device__ __forceinline__ void wait_own_async_copies() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+}
+
+// Pass 1: the offset of each of this thread's vectors in the warp's segment (the sum of the segment's
+// elements before it); vector_at(r) is the thread's vector of row r. Returns the segment's sum to every lane.
+template <class T, class VectorAt>
+__device__ __forceinline__ std::uint32_t segment_vector_offsets(VectorAt vector_at,
+                                                                std::uint32_t (&vector_offset)[T::kVectorsPerThread]) {
+  std::uint32_t row_scan[T::kVectorsPerThread];
+#pragma unroll
+  for (int r = 0; r < T::kVectorsPerThread; ++r) {
+    const uint4 v = vector_at(r);
+    vector_offset[r] = v.x + v.y + v.z + v.w;  // the vector's sum, for now
+    row_scan[r] = vector_offset[r];
+  }
+#pragma unroll
+  for (int d = 1; d < kWarpSize; d *= 2)
+#pragma unroll
+    for (int r = 0; r < T::kVectorsPerThread; ++r) row_scan[r] = shfl_up_add(row_scan[r], d);
+  std::uint32_t rows_before = 0;
+#pragma unroll
+  for (int r = 0; r < T::kVectorsPerThread; ++r) {
+    vector_offset[r] = rows_before + row_scan[r] - vector_offset[r];  // inclusive row scan minus own sum
+    rows_before += __shfl_sync(kFullMask, row_scan[r], kWarpSize - 1);
+  }
+  return rows_before;
+}
+
+// One vector, element by element with zeros past n (the last tile, misaligned buffers).
+__device__ __forceinline__ uint4 load_vector_guarded(const std::uint32_t* in, std::int64_t first, std::int64_t n) {
+  std::uint32_t e[kVectorItems];
+#pragma unroll
+  for (int c = 0; c < kVectorItems; ++c) e[c] = first + c < n ? in[first + c] : 0u;
+  return make_uint4(e[0], e[1], e[2], e[3]);
+}
+
+// The blocks per SM that __launch_bounds__ asks registers for: sm_75 holds only 1024 threads per SM, where the
+// shapes tuned for 9 blocks of 128 cannot fit, so the compiler keeps its own register budget there.
+__host__ __device__ constexpr int staged_min_blocks_per_sm(int wanted) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  return static_cast<void>(wanted), 1;
+#else
+  return wanted;
+#endif
+}
+
+template <class T>
+__global__ __launch_bounds__(T::kBlockThreads, staged_min_blocks_per_sm(T::kMinBlocksPerSM)) void
+scan_tiles_staged_kernel(const std::uint32_t* in, std::uint32_t* out, std::int64_t n, bool vector_io,
+                         unsigned* tile_counter, StatusWord* status) {
+  extern __shared__ uint4 staged_vectors[];  // every warp's staged rows (dynamic shared memory)
+  __shared__ std::uint64_t tile_landed;     // kBulkCopy: completes when the bulk copies' bytes have all landed
+  __shared__ TileScanShared<T> shared;
+  __shared__ unsigned tile_shared;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr bool kBulk = T::kStaging == Staging::kBulkCopy;
+#else
+  constexpr bool kBulk = false;
+#endif
+  constexpr int kStagedRowsPerWarp = kWarpSize * T::kStagedVectors;  // vectors
+  const int lane = threadIdx.x % kWarpSize;
+  const int warp = threadIdx.x / kWarpSize;
+  const auto is_full = [&](std::int64_t tile) { return vector_io && (tile + 1) * T::kTileItems <= n; };
+
+  // 1. The tile; with bulk copies, the thread that learns it starts every warp segment's copy at once.
+  if (threadIdx.x == 0) {
+    const std::int64_t tile = T::kOrder == TileOrder::kAtomicCounter ? atomicAdd(tile_counter, 1u) : blockIdx.x;
+    tile_shared = static_cast<unsigned>(tile);
+    if constexpr (kBulk) {
+      if (is_full(tile)) {
+        mbarrier_init(&tile_landed, 1);
+        fence_mbarrier_init();
+        mbarrier_arrive_expect_tx(&tile_landed, T::kStagedBytes);
+        for (int w = 0; w < T::kWarps; ++w)
+          bulk_copy_global_to_shared(staged_vectors + w * kStagedRowsPerWarp,
+                                     in + tile * T::kTileItems + w * T::kWarpItems, T::kWarpStagedBytes,
+                                     &tile_landed);
+      }
+    }
+  }
+  __syncthreads();
+  const std::int64_t tile = tile_shared;
+  const std::int64_t segment_begin = tile * T::kTileItems + static_cast<std::int64_t>(warp) * T::kWarpItems;
+  uint4* staged = staged_vectors + warp * kStagedRowsPerWarp;  // row r, this lane: staged[r * 32 + lane]
+  uint4 held[T::kRegisterVectors > 0 ? T::kRegisterVectors : 1];  // row kStagedVectors + r, this lane
+
+  // 2. Stage the warp's segment in the layout of load_segment: row r is 32 vectors, lane l holds vector
+  //    r * 32 + l. The register rows' loads are issued before the wait, so both are in flight together.
+  const bool full = is_full(tile);
+  if (full) {
+    const uint4* source = reinterpret_cast<const uint4*>(in + segment_begin) + lane;
+    if constexpr (!kBulk) {
+#pragma unroll
+      for (int r = 0; r < T::kStagedVectors; ++r)
+        copy_vector_async(staged + r * kWarpSize + lane, source + r * kWarpSize);
+    }
+#pragma unroll
+    for (int r = 0; r < T::kRegisterVectors; ++r) held[r] = source[(T::kStagedVectors + r) * kWarpSize];
+    if constexpr (kBulk) {
+      while (!mbarrier_try_wait_parity(&tile_landed, 0)) {
+      }
+    } else {
+      wait_own_async_copies();
+    }
+  } else {  // the last tile or misaligned buffers: element by element, zeros past the end
+#pragma unroll
+    for (int r = 0; r < T::kVectorsPerThread; ++r) {
+      const std::int64_t first = segment_begin + static_cast<std::int64_t>(r * kWarpSize + lane) * kVectorItems;
+      const uint4 v = load_vector_guarded(in, first, n);
+      if (r < T::kStagedVectors) staged[r * kWarpSize + lane] = v;
+      else held[r - T::kStagedVectors] = v;
+    }
+  }
+  const auto vector_at = [&](int r) {
+    return r < T::kStagedVectors ? staged[r * kWarpSize + lane] : held[r - T::kStagedVectors];
+  };
+
+  // 3. Pass 1, the warps' sums (one barrier), the look-back (one barrier).
+  std::uint32_t vector_offset[T::kOffsets == Offsets::kKept ? T::kVectorsPerThread : 1];
+  std::uint32_t segment_sum;
+  if constexpr (T::kOffsets == Offsets::kKept) {
+    segment_sum = segment_vector_offsets<T>(vector_at, vector_offset);
+  } else {  // only the sum now; pass 2 scans the rows again
+    segment_sum = 0;
+#pragma unroll
+    for (int r = 0; r < T::kVectorsPerThread; ++r) {
+      const uint4 x = vector_at(r);
+      segment_sum += x.x + x.y + x.z + x.w;
+    }
+    segment_sum = reduce_warp(segment_sum);
+  }
+  const TileOffsets offsets = scan_warp_sums<T>(segment_sum, shared);
+  const std::uint32_t exclusive_prefix = tile_exclusive_prefix<T>(status, tile, offsets.tile_aggregate, shared);
+  const std::uint32_t base = exclusive_prefix + offsets.segment_offset;
+
+  // 4. Pass 2: scan each vector, add everything before it, store.
+  std::uint32_t rows_before = 0;  // kRecomputed: the sum of the segment's rows above row r
+#pragma unroll
+  for (int r = 0; r < T::kVectorsPerThread; ++r) {
+    const int v = r * kWarpSize + lane;
+    uint4 x = vector_at(r);
+    x.y += x.x;
+    x.z += x.y;
+    x.w += x.z;
+    std::uint32_t before;  // the sum of the segment's elements before this vector
+    if constexpr (T::kOffsets == Offsets::kKept) {
+      before = vector_offset[r];
+    } else {
+      const std::uint32_t row_inclusive = scan_warp(x.w);
+      before = rows_before + row_inclusive - x.w;
+      rows_before += __shfl_sync(kFullMask, row_inclusive, kWarpSize - 1);
+    }
+    before += base;
+    x.x += before;
+    x.y += before;
+    x.z += before;
+    x.w += before;
+    if (full) {
+      reinterpret_cast<uint4*>(out + segment_begin)[v] = x;
+    } else {
+      const std::uint32_t scanned[kVectorItems] = {x.x, x.y, x.z, x.w};
+#pragma unroll
+      for (int c = 0; c < kVectorItems; ++c)
+        if (segment_begin + v * kVectorItems + c < n) out[segment_begin + v * kVectorItems + c] = scanned[c];
+    }
+  }
+}
+
+// Asks once per device for the shared memory the staged kernel needs: opting in above 48 KiB per block, and
+// the largest shared-memory share of the L1/shared split, so that smem does not cap the blocks per SM.
+struct StagedPlan {
+  int device = -1;
+};
+
+template <class T>
+inline void inclusive_scan_staged(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace,
+                                  cudaStream_t stream) {
+  if (n == 0) return;
+  static StagedPlan plan;
+  plan_for_current_device(plan, [] {
+    TUT_CUDA_CHECK(cudaFuncSetAttribute(scan_tiles_staged_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        T::kStagedBytes));
+    TUT_CUDA_CHECK(cudaFuncSetAttribute(scan_tiles_staged_kernel<T>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                        static_cast<int>(cudaSharedmemCarveoutMaxShared)));
+    return StagedPlan{};
+  });
+  const std::size_t tiles = tile_count<T>(n);
+  launch_init_tile_status(workspace_tile_counter(d_workspace), workspace_status(d_workspace), tiles, stream);
+  scan_tiles_staged_kernel<T><<<static_cast<unsigned>(tiles), T::kBlockThreads, T::kStagedBytes, stream>>>(
+      reinterpret_cast<const std::uint32_t*>(d_in), reinterpret_cast<std::uint32_t*>(d_out),
+      static_cast<std::int64_t>(n), vector_aligned(d_in, d_out), workspace_tile_counter(d_workspace),
       workspace_status(d_workspace));
   TUT_CHECK_LAUNCH();
 }
