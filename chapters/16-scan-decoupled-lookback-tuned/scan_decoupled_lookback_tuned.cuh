@@ -756,13 +756,13 @@ inline void inclusive_scan_bulk_copy(const std::int32_t* d_in, std::int32_t* d_o
 // RegisterItems > 0 adds rows that land in registers as in scan_tiles_kernel (a hybrid): the shared-memory
 // landing zone is full at about 216 KiB per SM, the registers' is not.
 // Offsets::kRecomputed keeps no per-vector offset from pass 1 to pass 2 (pass 1 only sums, pass 2 scans the
-// rows again): 2 fewer registers per vector, 5 more shuffles per row. MinBlocksPerSM > 1 asks the compiler to
-// fit that many blocks per SM in registers (__launch_bounds__).
+// rows again): 2 fewer registers per vector, 5 more shuffles per row. MinBlocksPerSM > 0 asks the compiler to
+// fit that many blocks per SM in registers (__launch_bounds__); 0 leaves the register budget to it.
 enum class Staging { kCpAsync, kBulkCopy };
 enum class Offsets { kKept, kRecomputed };
 
 template <int BlockThreads, int StagedItems, Staging Stage, TileOrder Order = TileOrder::kAtomicCounter,
-          int RegisterItems = 0, Offsets Offset = Offsets::kKept, int MinBlocksPerSM = 1>
+          int RegisterItems = 0, Offsets Offset = Offsets::kKept, int MinBlocksPerSM = 0>
 struct StagedTuning : Tuning<BlockThreads, StagedItems + RegisterItems, 64, 512, CacheHint::kDefault, Order> {
   static constexpr Staging kStaging = Stage;
   static constexpr Offsets kOffsets = Offset;
@@ -826,11 +826,11 @@ __device__ __forceinline__ uint4 load_vector_guarded(const std::uint32_t* in, st
   return make_uint4(e[0], e[1], e[2], e[3]);
 }
 
-// The blocks per SM that __launch_bounds__ asks registers for: sm_75 holds only 1024 threads per SM, where the
-// shapes tuned for 9 blocks of 128 cannot fit, so the compiler keeps its own register budget there.
+// The blocks per SM that __launch_bounds__ asks registers for (0: none, the compiler's own budget): sm_75 holds
+// only 1024 threads per SM, where the shapes tuned for 9 blocks of 128 cannot fit, so none there.
 __host__ __device__ constexpr int staged_min_blocks_per_sm(int wanted) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-  return static_cast<void>(wanted), 1;
+  return static_cast<void>(wanted), 0;
 #else
   return wanted;
 #endif
@@ -931,22 +931,24 @@ scan_tiles_staged_kernel(const std::uint32_t* in, std::uint32_t* out, std::int64
   for (int r = 0; r < T::kVectorsPerThread; ++r) {
     const int v = r * kWarpSize + lane;
     uint4 x = vector_at(r);
-    x.y += x.x;
-    x.z += x.y;
-    x.w += x.z;
-    std::uint32_t before;  // the sum of the segment's elements before this vector
     if constexpr (T::kOffsets == Offsets::kKept) {
-      before = vector_offset[r];
-    } else {
+      x.x += base + vector_offset[r];
+      x.y += x.x;
+      x.z += x.y;
+      x.w += x.z;
+    } else {  // the vector's own scan first: its sum (x.w) feeds the row's scan
+      x.y += x.x;
+      x.z += x.y;
+      x.w += x.z;
       const std::uint32_t row_inclusive = scan_warp(x.w);
-      before = rows_before + row_inclusive - x.w;
+      std::uint32_t before = rows_before + row_inclusive - x.w;  // the segment's elements before the vector
       rows_before += __shfl_sync(kFullMask, row_inclusive, kWarpSize - 1);
+      before += base;
+      x.x += before;
+      x.y += before;
+      x.z += before;
+      x.w += before;
     }
-    before += base;
-    x.x += before;
-    x.y += before;
-    x.z += before;
-    x.w += before;
     if (full) {
       reinterpret_cast<uint4*>(out + segment_begin)[v] = x;
     } else {
