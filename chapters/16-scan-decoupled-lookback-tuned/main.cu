@@ -34,8 +34,10 @@ tut::scan::ScanVariant staged_variant(const std::string& name, const std::string
 // Every configuration the chapter measures. Names read lookback-t<threads per block>-i<int32 per thread>.
 std::vector<tut::scan::ScanVariant> lookback_variants() {
   using lookback::CacheHint;
+  using lookback::Launch;
   using lookback::TileOrder;
   using lookback::Tuning;
+  using lookback::WithBackoff;
   using lookback::Offsets;
   using lookback::Staging;
   using lookback::StagedTuning;
@@ -122,6 +124,41 @@ std::vector<tut::scan::ScanVariant> lookback_variants() {
           "sm_90+: 128 x (48 via bulk copies + 32 in registers), 9 blocks/SM"),
       staged_variant<StagedTuning<128, 48, Staging::kCpAsync, TileOrder::kBlockIndex, 32, Offsets::kRecomputed, 9>>(
           "lookback-rescan-hybrid-cpasync-t128-s48-r32-blockidx", "the rescan t128-s48-r32 with tile = blockIdx.x"),
+      // Other block sizes, 80 items per thread each, as many blocks per SM as registers and shared memory allow:
+      // a smaller block holds less of the SM's landing zone idle while it waits for its look-back, a bigger one
+      // pays for fewer look-backs and barriers per byte. 192 threads is the fastest with the counter.
+      staged_variant<StagedTuning<64, 48, Staging::kCpAsync, TileOrder::kAtomicCounter, 32, Offsets::kRecomputed, 18>>(
+          "lookback-rescan-hybrid-cpasync-t64-s48-r32", "64 x (48 via cp.async + 32 in registers), 18 blocks/SM"),
+      staged_variant<StagedTuning<96, 48, Staging::kCpAsync, TileOrder::kAtomicCounter, 32, Offsets::kRecomputed, 12>>(
+          "lookback-rescan-hybrid-cpasync-t96-s48-r32", "96 x (48 via cp.async + 32 in registers), 12 blocks/SM"),
+      staged_variant<StagedTuning<160, 48, Staging::kCpAsync, TileOrder::kAtomicCounter, 32, Offsets::kRecomputed, 7>>(
+          "lookback-rescan-hybrid-cpasync-t160-s48-r32", "160 x (48 via cp.async + 32 in registers), 7 blocks/SM"),
+      staged_variant<StagedTuning<192, 48, Staging::kCpAsync, TileOrder::kAtomicCounter, 32, Offsets::kRecomputed, 6>>(
+          "lookback-rescan-hybrid-cpasync-t192-s48-r32", "192 x (48 via cp.async + 32 in registers), 6 blocks/SM"),
+      staged_variant<StagedTuning<224, 48, Staging::kCpAsync, TileOrder::kAtomicCounter, 32, Offsets::kRecomputed, 5>>(
+          "lookback-rescan-hybrid-cpasync-t224-s48-r32", "224 x (48 via cp.async + 32 in registers), 5 blocks/SM"),
+      staged_variant<StagedTuning<256, 48, Staging::kCpAsync, TileOrder::kAtomicCounter, 32, Offsets::kRecomputed, 4>>(
+          "lookback-rescan-hybrid-cpasync-t256-s48-r32", "256 x (48 via cp.async + 32 in registers), 4 blocks/SM"),
+      staged_variant<StagedTuning<160, 48, Staging::kCpAsync, TileOrder::kBlockIndex, 32, Offsets::kRecomputed, 7>>(
+          "lookback-rescan-hybrid-cpasync-t160-s48-r32-blockidx", "the rescan t160-s48-r32 with tile = blockIdx.x"),
+      staged_variant<StagedTuning<192, 48, Staging::kCpAsync, TileOrder::kBlockIndex, 32, Offsets::kRecomputed, 6>>(
+          "lookback-rescan-hybrid-cpasync-t192-s48-r32-blockidx", "the rescan t192-s48-r32 with tile = blockIdx.x"),
+      // The look-back's backoff (the default: 64 ns, doubling up to 512 ns).
+      staged_variant<WithBackoff<StagedTuning<128, 48, Staging::kCpAsync, TileOrder::kAtomicCounter, 32,
+                                              Offsets::kRecomputed, 9>, 16, 128>>(
+          "lookback-rescan-hybrid-cpasync-t128-s48-r32-sleep16-128", "the rescan t128-s48-r32, backoff 16-128 ns"),
+      staged_variant<WithBackoff<StagedTuning<128, 48, Staging::kCpAsync, TileOrder::kAtomicCounter, 32,
+                                              Offsets::kRecomputed, 9>, 128, 1024>>(
+          "lookback-rescan-hybrid-cpasync-t128-s48-r32-sleep128-1024", "the rescan t128-s48-r32, backoff 128-1024 ns"),
+      // Programmatic dependent launch (sm_90+): the scan starts while the status reset is still running.
+      staged_variant<StagedTuning<128, 48, Staging::kCpAsync, TileOrder::kAtomicCounter, 32, Offsets::kRecomputed, 9,
+                                  Launch::kProgrammatic>>(
+          "lookback-rescan-hybrid-cpasync-t128-s48-r32-pdl",
+          "the rescan t128-s48-r32, launched to overlap the status reset (waits before taking a tile)"),
+      staged_variant<StagedTuning<128, 48, Staging::kCpAsync, TileOrder::kBlockIndex, 32, Offsets::kRecomputed, 9,
+                                  Launch::kProgrammatic>>(
+          "lookback-rescan-hybrid-cpasync-t128-s48-r32-blockidx-pdl",
+          "the same with tile = blockIdx.x: loads the tile first, waits for the reset before the look-back"),
   };
 }
 

@@ -363,9 +363,36 @@ __device__ __forceinline__ void add_and_store_tile(std::uint32_t* out, std::int6
   else store_segment_guarded<T>(out, segment_begin, n, items);
 }
 
+// ---- Programmatic dependent launch (sm_90+) ----------------------------------------------------------------
+// Normally a kernel starts only after the one before it in the stream has finished and the launch has gone
+// through the front end: a few microseconds per scan in which no byte moves. Launched with the attribute
+// cudaLaunchAttributeProgrammaticStreamSerialization, the scan kernel may start as soon as every block of the
+// kernel before it (the status reset) has signalled launch_dependents; whatever it does before
+// griddepcontrol.wait must not touch what that kernel writes. Both are no-ops on a kernel launched normally
+// and below sm_90.
+enum class Launch {
+  kStreamOrdered,  // <<<...>>>: starts after the status reset has finished
+  kProgrammatic,   // cudaLaunchKernelEx with programmatic stream serialization: overlaps the status reset
+};
+
+// Lets the next kernel in the stream start (if it was launched programmatically) before this one finishes.
+__device__ __forceinline__ void allow_dependent_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+// Waits until the kernel before this one in the stream has finished and its writes are visible.
+__device__ __forceinline__ void wait_for_previous_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 // ---- Kernels ----------------------------------------------------------------------------------------------
-// Resets the counter and every status word to X before each scan (as in chapter 15).
+// Resets the counter and every status word to X before each scan (as in chapter 15). It lets a
+// programmatically launched scan start at once: the scan waits for it to finish before using the workspace.
 __global__ void init_tile_status_kernel(unsigned* tile_counter, StatusWord* status, std::int64_t tiles) {
+  allow_dependent_launch();
   const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t t = first; t < tiles; t += stride) status[t] = make_status(kInvalid, 0);
@@ -762,11 +789,13 @@ enum class Staging { kCpAsync, kBulkCopy };
 enum class Offsets { kKept, kRecomputed };
 
 template <int BlockThreads, int StagedItems, Staging Stage, TileOrder Order = TileOrder::kAtomicCounter,
-          int RegisterItems = 0, Offsets Offset = Offsets::kKept, int MinBlocksPerSM = 0>
+          int RegisterItems = 0, Offsets Offset = Offsets::kKept, int MinBlocksPerSM = 0,
+          Launch LaunchMode = Launch::kStreamOrdered>
 struct StagedTuning : Tuning<BlockThreads, StagedItems + RegisterItems, 64, 512, CacheHint::kDefault, Order> {
   static constexpr Staging kStaging = Stage;
   static constexpr Offsets kOffsets = Offset;
   static constexpr int kMinBlocksPerSM = MinBlocksPerSM;
+  static constexpr Launch kLaunch = LaunchMode;
   static constexpr int kStagedVectors = StagedItems / kVectorItems;      // rows 0 .. kStagedVectors-1: shared
   static constexpr int kRegisterVectors = RegisterItems / kVectorItems;  // the rows after them: registers
   static constexpr int kWarpStagedBytes = kWarpSize * StagedItems * static_cast<int>(sizeof(std::uint32_t));
@@ -775,6 +804,15 @@ struct StagedTuning : Tuning<BlockThreads, StagedItems + RegisterItems, 64, 512,
                 "whole int4 vectors in shared memory (at least one) and in registers");
   static_assert(kWarpStagedBytes % 16 == 0, "bulk copies move multiples of 16 bytes");
   static_assert(kStagedBytes <= 64 * 1024, "a tile that leaves room for more than one block per SM");
+};
+
+// A staged tuning with another look-back backoff (first and longest sleep): a waiting block holds its landing
+// zone idle, so how soon it notices its predecessors is worth measuring on its own.
+template <class Staged, int FirstSleepNs, int MaxSleepNs>
+struct WithBackoff : Staged {
+  static constexpr int kFirstSleepNs = FirstSleepNs;
+  static constexpr int kMaxSleepNs = MaxSleepNs;
+  static_assert(FirstSleepNs > 0 && FirstSleepNs <= MaxSleepNs, "a sensible backoff");
 };
 
 // One 16-byte global-to-shared copy that does not pass through registers (cp.async.cg: cached in L2 only).
@@ -853,6 +891,11 @@ scan_tiles_staged_kernel(const std::uint32_t* in, std::uint32_t* out, std::int64
   const int lane = threadIdx.x % kWarpSize;
   const int warp = threadIdx.x / kWarpSize;
   const auto is_full = [&](std::int64_t tile) { return vector_io && (tile + 1) * T::kTileItems <= n; };
+  // Launch::kProgrammatic: the counter and the status words belong to the status reset until it has finished.
+  // With the counter the wait comes first; with tile = blockIdx.x only the look-back (step 3) needs them, so
+  // the tile's loads are already in flight while the reset finishes.
+  constexpr bool kProgrammatic = T::kLaunch == Launch::kProgrammatic;
+  if constexpr (kProgrammatic && T::kOrder == TileOrder::kAtomicCounter) wait_for_previous_kernel();
 
   // 1. The tile; with bulk copies, the thread that learns it starts every warp segment's copy at once.
   if (threadIdx.x == 0) {
@@ -922,6 +965,7 @@ scan_tiles_staged_kernel(const std::uint32_t* in, std::uint32_t* out, std::int64
     segment_sum = reduce_warp(segment_sum);
   }
   const TileOffsets offsets = scan_warp_sums<T>(segment_sum, shared);
+  if constexpr (kProgrammatic && T::kOrder == TileOrder::kBlockIndex) wait_for_previous_kernel();
   const std::uint32_t exclusive_prefix = tile_exclusive_prefix<T>(status, tile, offsets.tile_aggregate, shared);
   const std::uint32_t base = exclusive_prefix + offsets.segment_offset;
 
@@ -964,6 +1008,7 @@ scan_tiles_staged_kernel(const std::uint32_t* in, std::uint32_t* out, std::int64
 // the largest shared-memory share of the L1/shared split, so that smem does not cap the blocks per SM.
 struct StagedPlan {
   int device = -1;
+  bool programmatic_launch = false;  // sm_90+: the launch attribute of Launch::kProgrammatic applies
 };
 
 template <class T>
@@ -976,15 +1021,31 @@ inline void inclusive_scan_staged(const std::int32_t* d_in, std::int32_t* d_out,
                                         T::kStagedBytes));
     TUT_CUDA_CHECK(cudaFuncSetAttribute(scan_tiles_staged_kernel<T>, cudaFuncAttributePreferredSharedMemoryCarveout,
                                         static_cast<int>(cudaSharedmemCarveoutMaxShared)));
-    return StagedPlan{};
+    int device = 0, major = 0;
+    TUT_CUDA_CHECK(cudaGetDevice(&device));
+    TUT_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    StagedPlan p;
+    p.programmatic_launch = major >= 9;
+    return p;
   });
   const std::size_t tiles = tile_count<T>(n);
   launch_init_tile_status(workspace_tile_counter(d_workspace), workspace_status(d_workspace), tiles, stream);
-  scan_tiles_staged_kernel<T><<<static_cast<unsigned>(tiles), T::kBlockThreads, T::kStagedBytes, stream>>>(
-      reinterpret_cast<const std::uint32_t*>(d_in), reinterpret_cast<std::uint32_t*>(d_out),
-      static_cast<std::int64_t>(n), vector_aligned(d_in, d_out), workspace_tile_counter(d_workspace),
-      workspace_status(d_workspace));
-  TUT_CHECK_LAUNCH();
+  // Launch::kProgrammatic: the attribute lets the scan start before the status reset has finished (sm_90+).
+  cudaLaunchAttribute programmatic;
+  programmatic.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  programmatic.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(tiles));
+  config.blockDim = dim3(T::kBlockThreads);
+  config.dynamicSmemBytes = T::kStagedBytes;
+  config.stream = stream;
+  config.attrs = &programmatic;
+  config.numAttrs = T::kLaunch == Launch::kProgrammatic && plan.programmatic_launch ? 1 : 0;
+  TUT_CUDA_CHECK(cudaLaunchKernelEx(&config, scan_tiles_staged_kernel<T>,
+                                    reinterpret_cast<const std::uint32_t*>(d_in),
+                                    reinterpret_cast<std::uint32_t*>(d_out), static_cast<std::int64_t>(n),
+                                    vector_aligned(d_in, d_out), workspace_tile_counter(d_workspace),
+                                    workspace_status(d_workspace)));
 }
 
 // The stage's entry points, with DefaultTuning.

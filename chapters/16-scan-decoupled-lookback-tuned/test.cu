@@ -34,6 +34,9 @@ const std::vector<std::string> kOneShapePerKernel = {
     "lookback-rescan-hybrid-cpasync-t128-s48-r32",
     "lookback-rescan-hybrid-bulk-t128-s48-r32",
     "lookback-rescan-hybrid-cpasync-t128-s48-r32-blockidx",
+    "lookback-rescan-hybrid-cpasync-t192-s48-r32",
+    "lookback-rescan-hybrid-cpasync-t128-s48-r32-pdl",
+    "lookback-rescan-hybrid-cpasync-t128-s48-r32-blockidx-pdl",
     "cub"};
 
 TEST_CASE("every variant matches the CPU reference at adversarial sizes below 2^28") {
@@ -49,8 +52,10 @@ TEST_CASE("16: sizes at the tile boundaries of every configuration") {
   // The tile sizes of the variants in main.cu: 2048 (128x16, 256x8), 3072 (128x24, 256x12), 4096 (256x16,
   // 512x8, 128x32, 32x128), 6144 (256x24, 512x12, 192x32, 128x48, 64x96), 7168 (128x(48+8)),
   // 8192 (512x16, 1024x8, 256x32, 128x(48+16), 128x(40+24)), 9216 (384x24, 128x(48+24)), 10240 (128x(48+32)),
-  // 11264 (128x(48+40)).
-  for (std::uint64_t tile : {2048u, 3072u, 4096u, 6144u, 7168u, 8192u, 9216u, 10240u, 11264u}) {
+  // 11264 (128x(48+40)), and 5120, 7680, 12800, 15360, 17920, 20480
+  // (64, 96, 160, 192, 224 and 256 x (48+32)).
+  for (std::uint64_t tile : {2048u, 3072u, 4096u, 5120u, 6144u, 7168u, 7680u, 8192u, 9216u, 10240u, 11264u, 12800u,
+                              15360u, 17920u, 20480u}) {
     CAPTURE(tile);
     tut::testing::check_all_variants(chapter_spec(), lookback_testing::tile_boundary_sizes(tile));
   }
