@@ -33,7 +33,7 @@ struct Options {
   int warmup = 2;
   double budget_ms = 1000.0;      // time budget per variant for adaptive repetitions
   std::uint64_t seed = 20221;
-  std::vector<std::string> variants;  // empty: all
+  std::vector<std::string> variants;  // empty: all but the on-demand ones; "all": every one
   bool check = true;
   bool profile = false;           // one warm-up and one timed run, for ncu
   bool flush_l2 = false;          // flush L2 between repetitions

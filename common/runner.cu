@@ -17,12 +17,13 @@ const VariantSpec* find_variant(const ChapterSpec& spec, const std::string& name
   return nullptr;
 }
 
-// The variants to run, in the chapter's order: the selected ones (all by default) plus the
-// references, which every run measures so that ratios come from the same process. Profile mode
-// with an explicit selection runs only what was named.
+// The variants to run, in the chapter's order: the selected ones (by default every variant that is not
+// on demand; "all" selects every one) plus the references, which every run measures so that ratios come
+// from the same process. Profile mode with an explicit selection runs only what was named.
 std::vector<const VariantSpec*> selected_variants(const ChapterSpec& spec, const Options& opt) {
+  const bool all = std::find(opt.variants.begin(), opt.variants.end(), "all") != opt.variants.end();
   for (const auto& name : opt.variants)
-    if (!find_variant(spec, name)) {
+    if (name != "all" && !find_variant(spec, name)) {
       std::string known;
       for (const auto& v : spec.variants) known += (known.empty() ? "" : ", ") + v.name;
       throw UsageError("unknown variant '" + name + "' (known: " + known + ")");
@@ -30,7 +31,7 @@ std::vector<const VariantSpec*> selected_variants(const ChapterSpec& spec, const
   std::vector<const VariantSpec*> out;
   for (const auto& v : spec.variants) {
     bool named = std::find(opt.variants.begin(), opt.variants.end(), v.name) != opt.variants.end();
-    bool chosen = opt.variants.empty() || named || (v.reference && !opt.profile);
+    bool chosen = all || named || (opt.variants.empty() && !v.on_demand) || (v.reference && !opt.profile);
     if (chosen) out.push_back(&v);
   }
   return out;
@@ -156,7 +157,8 @@ int run_chapter(int argc, char** argv, const ChapterSpec& spec) {
     }
     if (opt.list) {
       for (const auto& v : spec.variants)
-        std::cout << v.name << (v.reference ? " (reference)" : "") << "\t" << v.description
+        std::cout << v.name << (v.reference ? " (reference)" : v.on_demand ? " (on demand)" : "") << "\t"
+                  << v.description
                   << (v.known_defect.empty() ? "" : " [known defect: " + v.known_defect + "]") << "\n";
       return 0;
     }

@@ -27,6 +27,9 @@ struct VariantSpec {
   bool reference = false;    // a vendor library (CUB, cuBLAS...): always run, shown with a '*'
   std::string known_defect;  // non-empty for an 'article' variant kept to show a documented defect:
                              // a mismatch is reported as this text and does not fail the run
+  // A configuration measured to choose the stage (a sweep point, a lost exploration): run only when
+  // named with --variant, or with --variant all. A plain run measures the stage and the references.
+  bool on_demand = false;
 };
 
 // Bytes and operations one run of a variant performs (the minimum: inputs read once, outputs
@@ -41,6 +44,10 @@ class Workload {
   virtual ~Workload() = default;
   // Device memory prepare() will allocate, so that a size that cannot fit is refused before it tries.
   virtual std::size_t device_bytes(const Options& opt) const = 0;
+  // Host memory prepare() and check() will need (input, CPU reference, downloaded output). The default,
+  // twice the device bytes, is an upper bound for the chapters here; the tests use it to skip a case that
+  // this machine cannot hold instead of being killed by the out-of-memory killer.
+  virtual std::size_t host_bytes(const Options& opt) const { return 2 * device_bytes(opt); }
   // Allocates buffers, uploads the seeded input, and (when with_reference) computes the CPU reference.
   virtual void prepare(const Options& opt, bool with_reference) = 0;
   // Fills every output buffer with the poison pattern.

@@ -135,7 +135,7 @@ ChapterSpec make_scan_chapter(const std::string& id, const std::string& title,
   spec.id = id;
   spec.title = title;
   spec.default_size = "2^28";
-  for (const auto& v : variants) spec.variants.push_back({v.name, v.description, false, v.known_defect});
+  for (const auto& v : variants) spec.variants.push_back({v.name, v.description, false, v.known_defect, v.on_demand});
   spec.variants.push_back({"cub", "cub::DeviceScan::InclusiveSum (vendor reference)", true, ""});
   spec.ratio_to = "cub";
   spec.make_workload = [variants] { return std::make_unique<ScanWorkload>(variants); };

@@ -34,6 +34,7 @@ struct ScanVariant {
                      cudaStream_t stream)>
       scan;
   std::string known_defect;  // for 'article' variants that reproduce a documented defect
+  bool on_demand = false;    // run only when named (--variant NAME or all); see VariantSpec
 };
 
 // The chapter description for a scan stage: the given variants plus CUB ("cub", the ratio
