@@ -1,6 +1,10 @@
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "cuda_check.cuh"
 #include "device.cuh"
@@ -25,6 +29,35 @@ std::vector<std::uint64_t> adversarial_sizes(const std::vector<std::uint64_t>& e
                                   (1u << 20) - 1, (1u << 20) + 1};
   s.insert(s.end(), extra.begin(), extra.end());
   return s;
+}
+
+std::uint64_t available_host_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  std::uint64_t kib = 0;
+  std::string unit;
+  while (meminfo >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024;
+  return UINT64_MAX;
+}
+
+bool memory_allows(const std::string& what, std::size_t device_bytes, std::size_t host_bytes) {
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  const std::size_t device_free = free_device_bytes();
+  const std::uint64_t host_free = available_host_bytes();
+  std::ostringstream why;
+  why << std::fixed << std::setprecision(1);
+  if (static_cast<double>(device_bytes) > 0.9 * static_cast<double>(device_free))
+    why << what << " skipped: needs " << device_bytes / gib << " GiB of device memory, "
+        << device_free / gib << " GiB free on this GPU";
+  else if (host_free != UINT64_MAX && static_cast<double>(host_bytes) > 0.9 * static_cast<double>(host_free))
+    why << what << " skipped: needs " << host_bytes / gib << " GiB of host memory, "
+        << host_free / gib << " GiB available on this machine";
+  else
+    return true;
+  MESSAGE(why.str());
+  std::cerr << "note: " << why.str() << "\n";
+  return false;
 }
 
 namespace {
@@ -52,12 +85,8 @@ void check_all_variants(const ChapterSpec& spec, const std::vector<std::uint64_t
     }
     Options opt = test_options(spec, n, extra);
     auto w = spec.make_workload();
-    std::size_t need = w->device_bytes(opt);
-    if (static_cast<double>(need) > 0.9 * static_cast<double>(free_device_bytes())) {
-      MESSAGE("size " << format_size(n) << " skipped: needs " << need / (1 << 20)
-                      << " MiB of device memory, more than this GPU has free");
+    if (!memory_allows(spec.id + " at n = " + format_size(n), w->device_bytes(opt), w->host_bytes(opt)))
       continue;
-    }
     w->prepare(opt, true);
     for (const auto& v : spec.variants) {
       if (!v.known_defect.empty()) continue;

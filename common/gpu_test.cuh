@@ -27,6 +27,16 @@ std::uint64_t test_seed();
 // 4095, 4097, 1024*1024-1, 1024*1024+1, plus `extra`.
 std::vector<std::uint64_t> adversarial_sizes(const std::vector<std::uint64_t>& extra = {});
 
+// Host memory the kernel reports as available now (MemAvailable in /proc/meminfo; UINT64_MAX where it
+// cannot be read).
+std::uint64_t available_host_bytes();
+
+// True when a case needing `device_bytes` of device memory and `host_bytes` of host memory fits in what
+// this machine has free now (90% of each). Otherwise prints, as a doctest MESSAGE and on stderr, one line
+// "<what> skipped: needs ... , ... available" and returns false: the caller skips that case. The GPU suites
+// run one test at a time (is_parallel: false), so "free now" is what the case will get.
+bool memory_allows(const std::string& what, std::size_t device_bytes, std::size_t host_bytes);
+
 // For each size (those above max_test_elements() are skipped with a message): prepares the
 // chapter's workload with seeded random input, and for every variant without a known defect,
 // poisons the outputs, runs it, and CHECKs the output against the CPU reference.

@@ -42,22 +42,20 @@ constexpr std::int32_t kPoisonInt32 = static_cast<std::int32_t>(0xABABABABu);
 constexpr std::uint64_t kSanitizerMaxElements = (1u << 20) + 1;
 
 // The sizes of `sizes` that this run can test: drops (with a message) those above the sanitizer cap
-// and those whose `bytes_per_element * n` would not fit in 90% of the free device memory.
+// and those whose `bytes_per_element * n` would not fit in 90% of the free device memory, or whose host
+// side (input, reference, download: about twice the device bytes) would not fit in the host's.
 inline std::vector<std::uint64_t> sizes_that_fit(const std::vector<std::uint64_t>& sizes,
                                                  double device_bytes_per_element) {
   tut::require_supported_gpu();
   std::vector<std::uint64_t> kept;
-  const double free_bytes = static_cast<double>(tut::free_device_bytes());
   const std::uint64_t cap = tut::testing::under_sanitizer() ? kSanitizerMaxElements : tut::testing::max_test_elements();
   for (std::uint64_t n : sizes) {
     if (n > cap) {
       MESSAGE("size " << tut::format_size(n) << " skipped under compute-sanitizer");
       continue;
     }
-    if (device_bytes_per_element * static_cast<double>(n) > 0.9 * free_bytes) {
-      MESSAGE("size " << tut::format_size(n) << " skipped: not enough free device memory");
-      continue;
-    }
+    const auto device_bytes = static_cast<std::size_t>(device_bytes_per_element * static_cast<double>(n));
+    if (!tut::testing::memory_allows("size " + tut::format_size(n), device_bytes, 2 * device_bytes)) continue;
     kept.push_back(n);
   }
   return kept;
