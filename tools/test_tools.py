@@ -20,7 +20,7 @@ TOOLS = Path(__file__).resolve().parent
 FIXTURES = TOOLS / "fixtures"
 sys.path.insert(0, str(TOOLS))
 
-from tutkit import common, ncu, results, sanitize, tour  # noqa: E402
+from tutkit import bootstrap, common, ncu, results, sanitize, tour  # noqa: E402
 from tutkit.common import ToolError  # noqa: E402
 
 
@@ -279,17 +279,56 @@ class TourEndToEndTest(unittest.TestCase):
         self.assertEqual(status, 2)
         self.assertIn("does not exist", err)
 
-    def test_missing_build_tools(self):
+    def test_missing_nvcc_is_one_line(self):
+        with self.assertRaises(bootstrap.BootstrapError) as cm, mock.patch.object(bootstrap, "find_nvcc",
+                                                                                 return_value=None):
+            bootstrap.ensure(self.build.dir / "new")
+        self.assertIn("nvcc not found", str(cm.exception))
+        self.assertNotIn("\n", str(cm.exception))
+
+    def test_meson_is_reused_from_the_project_venv(self):
+        venv = self.build.dir / "venv"
+        (venv / "bin").mkdir(parents=True)
+        for tool, version in (("meson", "1.12.1"), ("ninja", "1.13.0")):
+            exe = venv / "bin" / tool
+            exe.write_text(f"#!/bin/sh\necho {version}\n")
+            exe.chmod(0o755)
         old = os.environ["PATH"]
-        os.environ["PATH"] = str(self.build.dir / "empty")
-        try:  # (meson_command() would also find a meson package importable by this Python)
-            with self.assertRaises(ToolError) as cm, mock.patch.object(tour, "meson_command", return_value=None):
-                tour.ensure_built(self.build.dir / "new", quiet=True)
+        os.environ["PATH"] = str(self.build.dir / "empty")  # no meson, no ninja on PATH
+        try:
+            with mock.patch.object(bootstrap, "VENV", venv), mock.patch.object(bootstrap, "say") as said:
+                bin_dir, msg = bootstrap.ensure_meson_ninja()
         finally:
             os.environ["PATH"] = old
-        self.assertIn("meson not found", str(cm.exception))
-        self.assertIn("ninja not found", str(cm.exception))
-        self.assertFalse((self.build.dir / "new").exists())
+        self.assertEqual(bin_dir, venv / "bin")
+        self.assertIn("using meson 1.12.1", msg)
+        said.assert_not_called()  # nothing installed
+
+    def test_meson_that_cannot_be_installed_is_one_line(self):
+        venv = self.build.dir / "no-venv"
+        old = os.environ["PATH"]
+        os.environ["PATH"] = str(self.build.dir / "empty")
+        failed = subprocess.CalledProcessError(1, ["pip"], stderr=b"ERROR: no network")
+        try:
+            with mock.patch.object(bootstrap, "VENV", venv), mock.patch.object(bootstrap, "say"), \
+                    mock.patch.object(bootstrap, "_apt_install", return_value=False), \
+                    mock.patch.object(bootstrap.subprocess, "run", side_effect=failed), \
+                    self.assertRaises(bootstrap.BootstrapError) as cm:
+                bootstrap.ensure_meson_ninja()
+        finally:
+            os.environ["PATH"] = old
+        self.assertIn("pip install --user meson ninja", str(cm.exception))
+        self.assertFalse(venv.exists())  # a half-made .venv is removed, so the next run starts clean
+
+    def test_doctest_that_cannot_be_fetched_is_one_line(self):
+        with mock.patch.object(bootstrap, "_doctest_present", return_value=False), \
+                mock.patch.object(bootstrap, "say"), mock.patch.object(bootstrap, "_apt_install", return_value=False), \
+                mock.patch.object(bootstrap.subprocess, "run",
+                                  return_value=subprocess.CompletedProcess([], 1, b"", b"")), \
+                mock.patch.object(bootstrap, "REPO_ROOT", self.build.dir), \
+                self.assertRaises(bootstrap.BootstrapError) as cm:
+            bootstrap.ensure_doctest(["meson"])
+        self.assertIn("apt-get install doctest-dev", str(cm.exception))
 
     def test_program_json_with_nan(self):
         self.assertEqual(tour.parse_program_json('{"a": nan, "b": [inf, -inf], "c": "nan"}'),

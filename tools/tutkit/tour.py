@@ -8,12 +8,14 @@ import shlex
 import statistics
 import subprocess
 import sys
+import shutil
 import textwrap
 import time
 from pathlib import Path
 
+from . import bootstrap
 from .common import (INSTALL_HINTS, REPO_ROOT, ArgumentParser, ToolError, chapter_number,
-                     env_with_dir_on_path, find_program, find_programs, fmt_num, fmt_ratio, fmt_us,
+                     find_programs, fmt_num, fmt_ratio, fmt_us,
                      format_size, format_table, machine_metadata, meson_command, note, parse_size, ratio,
                      select_chapters, shorten, stage_variant_name, write_text)
 
@@ -41,20 +43,17 @@ def ensure_built(build_dir, chapters=None, setup_args=(), quiet=False):
     """Configures `build_dir` with `meson setup` if it is not a build directory yet, then builds the
     programs of `chapters` (ids; None: every chapter folder with a meson.build) with ninja."""
     build = Path(build_dir)
-    env = None
-    nvcc = find_program("nvcc", cuda=True)
-    if nvcc and not find_program("nvcc"):
-        env = env_with_dir_on_path(Path(nvcc).parent)
-        if not quiet:
-            note(f"nvcc is not on PATH; using {nvcc}")
-    meson, ninja = meson_command(), find_program("ninja")
+    # meson, ninja and doctest are installed where missing (into .venv/ or with apt-get), and it says so.
+    bootstrap.PREFIX = "tour"
+    try:
+        env = bootstrap.ensure(build)
+    except bootstrap.BootstrapError as e:
+        raise ToolError(str(e), status=2)
+    meson = [shutil.which("meson", path=env["PATH"])] if shutil.which("meson", path=env["PATH"]) else meson_command()
+    ninja = shutil.which("ninja", path=env["PATH"])
     out = sys.stderr  # build chatter goes to stderr: stdout carries only results
 
     if not (build / "build.ninja").is_file():
-        missing = [t for t, p in (("meson", meson), ("ninja", ninja), ("nvcc", nvcc)) if not p]
-        if missing:
-            raise ToolError("cannot configure the build: " +
-                            "; ".join(f"{t} not found ({INSTALL_HINTS[t]})" for t in missing))
         cmd = [*meson, "setup", str(build), *setup_args]
         note("configuring: " + shlex.join(["meson", "setup", str(build), *setup_args]))
         if subprocess.run(cmd, cwd=REPO_ROOT, env=env, stdout=out, stderr=out).returncode != 0:
@@ -510,7 +509,15 @@ def display_path(path):
 def run_tour(args, extra):
     programs = prepare_programs(args)
     opts = program_options(args, extra)
-    records = [run_program(c, p, opts, args.timeout, display_path=display_path(p)) for c, p in programs]
+    if getattr(args, "full", False):
+        opts += ["--variant", "all"]
+    records = []
+    start = time.monotonic()
+    for i, (chapter, path) in enumerate(programs, 1):
+        left = len(programs) - i
+        note(f"[{i}/{len(programs)}] {chapter} ({left} left after it, {time.monotonic() - start:.0f} s so far)")
+        records.append(run_program(chapter, path, opts, args.timeout, display_path=display_path(path)))
+    note(f"ran {len(programs)} programs in {time.monotonic() - start:.0f} s")
     return records
 
 
@@ -529,6 +536,10 @@ def main(argv):
     p.add_argument("--json", metavar="FILE", help="also save everything (every program's JSON and the "
                                                   "machine, driver, CUDA, date, commit, command) to FILE")
     p.add_argument("--list", action="store_true", help="list the chapter programs that would run, then exit")
+    p.add_argument("--full", action="store_true",
+                   help="run every variant of every program (--variant all: the configurations each chapter "
+                        "measured to choose its stage, too); by default each program runs its stage and its "
+                        "references")
     args = p.parse_args(argv)
     validate_run_arguments(args)
     if args.list:
