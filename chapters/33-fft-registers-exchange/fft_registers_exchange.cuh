@@ -1,0 +1,476 @@
+// Chapter 33: the article's batched FFT (seed 002, section 3): registers for the butterflies, shared memory
+// only to exchange values between passes, three regimes by the signal length N.
+//
+//   N = 8, 16      one thread computes one signal in registers (256 threads per block)
+//                  fft_per_thread_kernel            natural layout, transposed through shared memory
+//                  fft_per_thread_prearranged_kernel the article's pre-arranged layout (see below)
+//   N = 32..4096   a block computes one signal: 16 elements per thread, radix-16 passes in registers
+//                  (the last one of radix N / 16^k), values exchanged through shared memory between passes
+//                  fft_block_kernel<N, kHalfExchange>   (N = 2048: 128 threads, radix 16 x 16 x 8)
+//   N >= 8192      four-step FFT, N = N1 x N2, two kernels through a global-memory workspace:
+//                  fft_columns_kernel  FFTs of length N1 down the columns, times the twiddles W_N^(j2 k1)
+//                  fft_rows_kernel     FFTs of length N2 along the rows, written transposed
+//
+// Every FFT pass here is a Stockham autosort pass (Stockham; in this form Govindaraju et al., "High
+// performance discrete Fourier transforms on graphics processors", SC08): a pass of radix R after passes
+// whose radices multiply to Ns takes butterfly j's inputs at j + r N/R (r < R), multiplies input r by
+// W_(Ns R)^(r (j mod Ns)) and writes output r to (j / Ns) Ns R + (j mod Ns) + r Ns. The last pass leaves
+// the result in natural order, so no bit reversal is needed, and the first pass reads and the last pass
+// writes consecutive addresses with consecutive threads: both touch global memory directly, coalesced.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "cuda_check.cuh"
+
+namespace fft_registers_exchange {
+
+// ---- Complex arithmetic on float2 (x = real, y = imaginary) ---------------------------------------------
+__device__ __forceinline__ float2 cadd(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
+__device__ __forceinline__ float2 csub(float2 a, float2 b) { return make_float2(a.x - b.x, a.y - b.y); }
+__device__ __forceinline__ float2 cmul(float2 a, float2 b) {
+  return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+
+// cos(r pi / 32) for r = 0..16. Called only with indices that are constants after unrolling, so the switch
+// folds away and the butterflies' twiddles become immediate operands.
+__device__ __forceinline__ float cos_pi_over_32(int r) {
+  switch (r) {
+    case 0: return 1.0f;
+    case 1: return 0.99518472667219689f;
+    case 2: return 0.98078528040323043f;
+    case 3: return 0.95694033573220882f;
+    case 4: return 0.92387953251128674f;
+    case 5: return 0.88192126434835505f;
+    case 6: return 0.83146961230254524f;
+    case 7: return 0.77301045336273697f;
+    case 8: return 0.70710678118654752f;
+    case 9: return 0.63439328416364549f;
+    case 10: return 0.55557023301960222f;
+    case 11: return 0.47139673682599764f;
+    case 12: return 0.38268343236508977f;
+    case 13: return 0.29028467725446233f;
+    case 14: return 0.19509032201612825f;
+    case 15: return 0.09801714032956060f;
+    default: return 0.0f;
+  }
+}
+
+// v * exp(-2 pi i m / 64) for a compile-time m (after unrolling). Multiples of a quarter turn are exact
+// (a swap and sign changes); the rest is one complex multiply by constants.
+__device__ __forceinline__ float2 rotate_by_64ths(float2 v, int m) {
+  m &= 63;
+  const int quarter = m / 16, r = m % 16;
+  // (-i)^quarter first: (x + iy)(-i) = y - ix
+  for (int q = 0; q < quarter; ++q) v = make_float2(v.y, -v.x);
+  if (r == 0) return v;
+  const float c = cos_pi_over_32(r), s = cos_pi_over_32(16 - r);  // angle r pi / 32: (cos, sin)
+  return cmul(v, make_float2(c, -s));
+}
+
+__host__ __device__ constexpr int ilog2(int x) { return x <= 1 ? 0 : 1 + ilog2(x / 2); }
+
+// The R-point DFT of v[0..R) in registers (R a power of two, 2..64): radix-2 decimation in frequency, then
+// the bit-reversal permutation, which after unrolling is only a renaming of registers.
+template <int R>
+__device__ __forceinline__ void dft_in_registers(float2* v) {
+  static_assert(R >= 2 && R <= 64 && (R & (R - 1)) == 0, "the register DFT handles R = 2, 4, ..., 64");
+  constexpr int kBits = ilog2(R);
+#pragma unroll
+  for (int stage = 0; stage < kBits; ++stage) {
+    const int half = R >> (stage + 1);  // butterfly span
+#pragma unroll
+    for (int base = 0; base < R; base += 2 * half) {
+#pragma unroll
+      for (int k = 0; k < half; ++k) {
+        const float2 a = v[base + k], b = v[base + k + half];
+        v[base + k] = cadd(a, b);
+        v[base + k + half] = rotate_by_64ths(csub(a, b), k * (64 / (2 * half)));  // * W_(2 half)^k
+      }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    const int j = static_cast<int>(__brev(static_cast<unsigned>(i)) >> (32 - kBits));  // folds: i is constant
+    if (j > i) {
+      const float2 t = v[i];
+      v[i] = v[j];
+      v[j] = t;
+    }
+  }
+}
+
+// exp(-2 pi i m / n) for run-time m < n <= 2^24, n a power of two: -2m/n is exact in float, and sincospif
+// takes its argument in units of pi, so no reduction error enters.
+__device__ __forceinline__ float2 twiddle(int m, int n) {
+  float s, c;
+  sincospif(-2.0f * static_cast<float>(m) / static_cast<float>(n), &s, &c);
+  return make_float2(c, s);
+}
+
+// ---- Regime 1: N = 8 or 16, one thread per signal ------------------------------------------------------
+constexpr int kPerThreadBlock = 256;  // the article's block size for N = 16
+
+// Natural layout: the block's 256 signals are contiguous (256 N complex values). Coalesced 64-bit loads
+// put them in shared memory; each thread then takes its own signal's N values from there. Shared memory
+// is only a transpose here: no thread reads what another thread computed.
+template <int N>
+__global__ void __launch_bounds__(kPerThreadBlock) fft_per_thread_kernel(const float2* __restrict__ in,
+                                                                         float2* __restrict__ out,
+                                                                         long long batch) {
+  __shared__ float2 tile[kPerThreadBlock * N];
+  const long long first = static_cast<long long>(blockIdx.x) * kPerThreadBlock;  // first signal
+  const int signals = static_cast<int>(min(static_cast<long long>(kPerThreadBlock), batch - first));
+  const float2* src = in + first * N;
+  float2* dst = out + first * N;
+#pragma unroll
+  for (int i = 0; i < N; ++i) {  // element e = i * 256 + threadIdx.x of the block's contiguous range
+    const int e = i * kPerThreadBlock + threadIdx.x;
+    if (e < signals * N) tile[e] = src[e];
+  }
+  __syncthreads();
+  float2 v[N];
+#pragma unroll
+  for (int r = 0; r < N; ++r) v[r] = tile[threadIdx.x * N + r];  // stride N: an N-way bank conflict
+  dft_in_registers<N>(v);
+#pragma unroll
+  for (int r = 0; r < N; ++r) tile[threadIdx.x * N + r] = v[r];  // only this thread's own slots
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    const int e = i * kPerThreadBlock + threadIdx.x;
+    if (e < signals * N) dst[e] = tile[e];
+  }
+}
+
+// The article's layout (section 3.1): the data were rearranged beforehand so that element r of the
+// block's signal t sits at r * W + t, W = the block's signal count (256, fewer in a last partial block).
+// Thread t then reads its N elements as N coalesced 64-bit loads, straight into registers, and writes the
+// transform back in the same layout. Given the natural layout this computes the transforms of permuted
+// inputs: the chapter program reports that as its known defect, and test.cu checks it on pre-arranged data.
+// The barriers between loads, compute and stores are the article's ("to get the best bandwidth"); no data
+// crosses threads, so they only pace the block.
+template <int N>
+__global__ void __launch_bounds__(kPerThreadBlock) fft_per_thread_prearranged_kernel(
+    const float2* __restrict__ in, float2* __restrict__ out, long long batch) {
+  const long long first = static_cast<long long>(blockIdx.x) * kPerThreadBlock;
+  const int signals = static_cast<int>(min(static_cast<long long>(kPerThreadBlock), batch - first));
+  const bool active = threadIdx.x < signals;
+  const float2* src = in + first * N + threadIdx.x;
+  float2* dst = out + first * N + threadIdx.x;
+  float2 v[N];
+#pragma unroll
+  for (int r = 0; r < N; ++r) v[r] = active ? src[r * signals] : make_float2(0.f, 0.f);
+  __syncthreads();
+  dft_in_registers<N>(v);
+  __syncthreads();
+  if (active) {
+#pragma unroll
+    for (int r = 0; r < N; ++r) dst[r * signals] = v[r];
+  }
+}
+
+// ---- Regime 2: N = 32..4096, one block per signal, exchanges through shared memory ------------------------
+constexpr int kPerThread = 16;  // complex values each thread holds in registers (the article's 16)
+
+// The passes for N: radix 16 while 16 divides what is left, then one pass of the remaining radix (2, 4 or
+// 8). N = 2048: 16 x 16 x 8, N = 4096: 16 x 16 x 16, N = 1024: 16 x 16 x 4, N = 64: 16 x 4.
+template <int N>
+struct BlockPlan {
+  static_assert(N >= 32 && N <= 4096 && (N & (N - 1)) == 0, "the block FFT handles N = 32..4096");
+  static constexpr int kThreads = N / kPerThread;          // threads per signal
+  static constexpr int kPasses = (ilog2(N) + 3) / 4;       // 2 for N <= 256, 3 up to 4096
+  static constexpr int kLastRadix = N >> (4 * (kPasses - 1));
+  __host__ __device__ static constexpr int radix(int pass) { return pass + 1 < kPasses ? 16 : kLastRadix; }
+  __host__ __device__ static constexpr int stride(int pass) { return 1 << (4 * pass); }  // Ns: product of the earlier radices
+};
+
+// One pass's arithmetic on the kPerThread values in v: kPerThread / R butterflies of radix R, butterfly
+// b being j = t + b * T (T = threads per signal); v[b R + r] holds its input r on entry, output r on exit.
+template <int N, int R, int Ns>
+__device__ __forceinline__ void butterflies(float2* v, int t) {
+  constexpr int kThreads = N / kPerThread;
+#pragma unroll
+  for (int b = 0; b < kPerThread / R; ++b) {
+    const int j = t + b * kThreads;
+    if (Ns > 1) {
+      const int k = j % Ns;
+#pragma unroll
+      for (int r = 1; r < R; ++r) v[b * R + r] = cmul(v[b * R + r], twiddle(r * k, Ns * R));
+    }
+    dft_in_registers<R>(v + b * R);
+  }
+}
+
+// Where a pass's output r of butterfly j goes (Stockham): (j / Ns) Ns R + (j mod Ns) + r Ns.
+template <int R, int Ns>
+__device__ __forceinline__ int output_index(int j, int r) {
+  return (j / Ns) * Ns * R + j % Ns + r * Ns;
+}
+
+// The exchange between pass `pass` (its outputs in v) and pass + 1 (its inputs into v), through `buf`.
+//
+// Plain exchange (kHalfExchange = false): buf holds N values. Every thread writes, barrier, every thread
+// reads, barrier (the buffer is reused by the next exchange).
+//
+// The article's half exchange (kHalfExchange = true): buf holds N / 2 values. The first half of the threads
+// write, barrier, everybody reads what lies in that half, barrier; then the second half of the threads
+// write, and so on. It works because of two facts about Stockham passes (written out in the README): a
+// radix-16 pass (every pass but the last) writes from threads t < T/2 exactly the positions < N/2, and the
+// next pass's input r of butterfly j sits in the first half exactly when r < R/2.
+template <int N, bool kHalfExchange, int kPass>
+__device__ __forceinline__ void exchange(float2* v, float2* buf, int t) {
+  using Plan = BlockPlan<N>;
+  constexpr int Rw = Plan::radix(kPass), Nsw = Plan::stride(kPass);          // the writing pass
+  constexpr int Rr = Plan::radix(kPass + 1);                                 // the reading pass
+  constexpr int T = Plan::kThreads;
+  static_assert(Rw == kPerThread, "only the last pass may have a radix below 16: one butterfly per thread");
+  if (!kHalfExchange) {
+#pragma unroll
+    for (int r = 0; r < Rw; ++r) buf[output_index<Rw, Nsw>(t, r)] = v[r];
+    __syncthreads();
+#pragma unroll
+    for (int b = 0; b < kPerThread / Rr; ++b)
+#pragma unroll
+      for (int r = 0; r < Rr; ++r) v[b * Rr + r] = buf[t + b * T + r * (N / Rr)];
+    __syncthreads();
+  } else {
+    static_assert(Nsw * kPerThread <= N / 2, "a written half must not straddle the middle");
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      if (t / (T / 2) == h) {  // warp-uniform when T / 2 is a multiple of 32 (N >= 1024)
+#pragma unroll
+        for (int r = 0; r < Rw; ++r) buf[output_index<Rw, Nsw>(t, r) - h * (N / 2)] = v[r];
+      }
+      __syncthreads();
+#pragma unroll
+      for (int b = 0; b < kPerThread / Rr; ++b)
+#pragma unroll
+        for (int r = h * (Rr / 2); r < (h + 1) * (Rr / 2); ++r)
+          v[b * Rr + r] = buf[t + b * T + r * (N / Rr) - h * (N / 2)];
+      __syncthreads();
+    }
+  }
+}
+
+// Which element of the signal v[i] holds, for thread t: before the FFT (pass 0 is radix 16, butterfly t
+// reads elements t + i T: consecutive threads, consecutive elements) and after it (the last pass, Ns R = N,
+// writes output r of butterfly j to j + r N/R: consecutive again).
+template <int N>
+__device__ __forceinline__ int input_element(int t, int i) {
+  return t + i * BlockPlan<N>::kThreads;
+}
+template <int N>
+__device__ __forceinline__ int output_element(int t, int i) {
+  constexpr int Rl = BlockPlan<N>::kLastRadix;
+  return t + (i / Rl) * BlockPlan<N>::kThreads + (i % Rl) * (N / Rl);
+}
+
+// The N-point FFT of one signal by its T = N / 16 threads t = 0..T-1. On entry v[i] holds element
+// input_element(t, i), on return output element output_element(t, i). In between, values cross threads
+// only through `buf` (N values, or N / 2 with the half exchange), which is free again on return.
+template <int N, bool kHalfExchange>
+__device__ __forceinline__ void block_fft(float2 (&v)[kPerThread], float2* buf, int t) {
+  using Plan = BlockPlan<N>;
+  butterflies<N, Plan::radix(0), Plan::stride(0)>(v, t);
+  exchange<N, kHalfExchange, 0>(v, buf, t);
+  butterflies<N, Plan::radix(1), Plan::stride(1)>(v, t);
+  if constexpr (Plan::kPasses == 3) {
+    exchange<N, kHalfExchange, 1>(v, buf, t);
+    butterflies<N, Plan::radix(2), Plan::stride(2)>(v, t);
+  }
+}
+
+// One signal per block, T = N / 16 threads: straight from global memory into registers and back.
+template <int N, bool kHalfExchange>
+__global__ void __launch_bounds__(BlockPlan<N>::kThreads) fft_block_kernel(const float2* __restrict__ in,
+                                                                          float2* __restrict__ out) {
+  __shared__ float2 buf[kHalfExchange ? N / 2 : N];
+  const float2* src = in + static_cast<long long>(blockIdx.x) * N;
+  float2* dst = out + static_cast<long long>(blockIdx.x) * N;
+  const int t = threadIdx.x;
+  float2 v[kPerThread];
+#pragma unroll
+  for (int i = 0; i < kPerThread; ++i) v[i] = src[input_element<N>(t, i)];
+  block_fft<N, kHalfExchange>(v, buf, t);
+#pragma unroll
+  for (int i = 0; i < kPerThread; ++i) dst[output_element<N>(t, i)] = v[i];
+}
+
+// ---- Regime 3: N >= 8192, four-step FFT through global memory -------------------------------------------
+// Index the signal as a matrix of N1 rows and N2 columns, x[j1 N2 + j2]. Then, with k = k1 + N1 k2,
+//   X[k1 + N1 k2] = sum_j2 W_N2^(j2 k2) [ W_N^(j2 k1) sum_j1 W_N1^(j1 k1) x[j1 N2 + j2] ]
+// Step 1 (fft_columns_kernel): an N1-point FFT down every column j2, times W_N^(j2 k1), stored in place of
+// the column in the workspace: y[k1 N2 + j2]. Step 2 (fft_rows_kernel): an N2-point FFT along every row k1
+// of y, its output k2 stored at k1 + N1 k2. N1 = max(32, N / 4096), N2 = N / N1: N1 = 32..256,
+// N2 = 256..4096, so N <= 2^20.
+constexpr int kMaxColumnLength = 256;
+constexpr int kColumnTileThreads = 256;  // threads of a column block: C columns x N1/16 threads each
+
+template <int N1>
+struct ColumnTile {
+  static constexpr int kThreadsPerColumn = N1 / kPerThread;
+  static constexpr int kColumns = kColumnTileThreads / kThreadsPerColumn;  // C: 16 (N1 = 256) to 128 (N1 = 32)
+};
+
+// Block (column tile c0 .. c0 + C - 1 of signal s). The tile is read and written row by row, C consecutive
+// complex values per row (coalesced), and transposed through shared memory, where each column is one
+// contiguous signal for block_fft.
+template <int N1>
+__global__ void __launch_bounds__(kColumnTileThreads) fft_columns_kernel(const float2* __restrict__ in,
+                                                                        float2* __restrict__ y, int log2n) {
+  constexpr int C = ColumnTile<N1>::kColumns, T1 = ColumnTile<N1>::kThreadsPerColumn;
+  __shared__ float2 tile[C * N1];  // column c at tile[c N1 ...]
+  const int n = 1 << log2n, n2 = n / N1;
+  const int tiles_per_signal = n2 / C;
+  const long long signal = blockIdx.x / tiles_per_signal;
+  const int c0 = (blockIdx.x % tiles_per_signal) * C;
+  const float2* src = in + signal * n + c0;
+  float2* dst = y + signal * n + c0;
+  for (int e = threadIdx.x; e < C * N1; e += kColumnTileThreads) {  // row e / C, column e % C
+    tile[(e % C) * N1 + e / C] = src[static_cast<long long>(e / C) * n2 + e % C];
+  }
+  __syncthreads();
+  const int column = threadIdx.x / T1, t = threadIdx.x % T1;
+  float2* col = tile + column * N1;  // this column: the FFT's input, exchange buffer and output
+  const int j2 = c0 + column;
+  float2 v[kPerThread];
+#pragma unroll
+  for (int i = 0; i < kPerThread; ++i) v[i] = col[input_element<N1>(t, i)];
+  __syncthreads();  // every read of the tile before the first exchange writes into it
+  block_fft<N1, false>(v, col, t);
+#pragma unroll
+  for (int i = 0; i < kPerThread; ++i) {
+    const int k1 = output_element<N1>(t, i);
+    col[k1] = cmul(v[i], twiddle((j2 * k1) & (n - 1), n));  // W_N^(j2 k1)
+  }
+  __syncthreads();
+  for (int e = threadIdx.x; e < C * N1; e += kColumnTileThreads) {
+    dst[static_cast<long long>(e / C) * n2 + e % C] = tile[(e % C) * N1 + e / C];
+  }
+}
+
+// Block (row k1 of signal s): the N2-point FFT of y's row, output k2 to out[s N + k1 + N1 k2]. Those
+// stores are N1 elements apart; neighbouring blocks fill in the rest of each 32-byte sector in L2.
+template <int N2>
+__global__ void __launch_bounds__(BlockPlan<N2>::kThreads) fft_rows_kernel(const float2* __restrict__ y,
+                                                                          float2* __restrict__ out, int log2n) {
+  __shared__ float2 buf[N2];
+  const int n1 = (1 << log2n) / N2;
+  const long long signal = blockIdx.x / n1;
+  const int k1 = blockIdx.x % n1;
+  const float2* src = y + signal * (static_cast<long long>(n1) * N2) + static_cast<long long>(k1) * N2;
+  float2* dst = out + signal * (static_cast<long long>(n1) * N2) + k1;
+  const int t = threadIdx.x;
+  float2 v[kPerThread];
+#pragma unroll
+  for (int i = 0; i < kPerThread; ++i) v[i] = src[input_element<N2>(t, i)];
+  block_fft<N2, false>(v, buf, t);
+#pragma unroll
+  for (int i = 0; i < kPerThread; ++i) dst[static_cast<long long>(output_element<N2>(t, i)) * n1] = v[i];
+}
+
+// ---- Host side ---------------------------------------------------------------------------------------------
+constexpr int kMinLog2n = 3, kMaxLog2n = 20;
+constexpr int kMaxBlockLog2n = 12;  // N <= 4096 in one block
+
+inline int column_length(int log2n) { return 1 << (log2n - kMaxBlockLog2n > 5 ? log2n - kMaxBlockLog2n : 5); }
+
+// Workspace: the four-step intermediate, batch N complex values (none for N <= 4096).
+inline std::size_t workspace_bytes(int log2n, long long batch) {
+  return log2n > kMaxBlockLog2n ? static_cast<std::size_t>(batch) * (std::size_t{1} << log2n) * sizeof(float2) : 0;
+}
+
+template <int N, bool kHalf>
+void launch_block(const float2* in, float2* out, long long batch, cudaStream_t stream) {
+  fft_block_kernel<N, kHalf><<<static_cast<unsigned>(batch), BlockPlan<N>::kThreads, 0, stream>>>(in, out);
+  TUT_CHECK_LAUNCH();
+}
+
+template <bool kHalf>
+void launch_one_block_per_signal(const float2* in, float2* out, int log2n, long long batch, cudaStream_t stream) {
+  switch (log2n) {
+    case 5: return launch_block<32, kHalf>(in, out, batch, stream);
+    case 6: return launch_block<64, kHalf>(in, out, batch, stream);
+    case 7: return launch_block<128, kHalf>(in, out, batch, stream);
+    case 8: return launch_block<256, kHalf>(in, out, batch, stream);
+    case 9: return launch_block<512, kHalf>(in, out, batch, stream);
+    case 10: return launch_block<1024, kHalf>(in, out, batch, stream);
+    case 11: return launch_block<2048, kHalf>(in, out, batch, stream);
+    case 12: return launch_block<4096, kHalf>(in, out, batch, stream);
+    default: break;
+  }
+}
+
+template <int N1>
+void launch_columns(const float2* in, float2* y, int log2n, long long batch, cudaStream_t stream) {
+  const long long n2 = (1ll << log2n) / N1;
+  const long long blocks = batch * (n2 / ColumnTile<N1>::kColumns);
+  fft_columns_kernel<N1><<<static_cast<unsigned>(blocks), kColumnTileThreads, 0, stream>>>(in, y, log2n);
+  TUT_CHECK_LAUNCH();
+}
+
+template <int N2>
+void launch_rows(const float2* y, float2* out, int log2n, long long batch, cudaStream_t stream) {
+  const long long blocks = batch * ((1ll << log2n) / N2);
+  fft_rows_kernel<N2><<<static_cast<unsigned>(blocks), BlockPlan<N2>::kThreads, 0, stream>>>(y, out, log2n);
+  TUT_CHECK_LAUNCH();
+}
+
+inline void launch_four_step(const float2* in, float2* out, int log2n, long long batch, float2* y,
+                             cudaStream_t stream) {
+  const int n1 = column_length(log2n);
+  switch (n1) {
+    case 32: launch_columns<32>(in, y, log2n, batch, stream); break;
+    case 64: launch_columns<64>(in, y, log2n, batch, stream); break;
+    case 128: launch_columns<128>(in, y, log2n, batch, stream); break;
+    case 256: launch_columns<256>(in, y, log2n, batch, stream); break;
+    default: return;
+  }
+  switch (log2n - ilog2(n1)) {  // N2
+    case 8: return launch_rows<256>(y, out, log2n, batch, stream);
+    case 9: return launch_rows<512>(y, out, log2n, batch, stream);
+    case 10: return launch_rows<1024>(y, out, log2n, batch, stream);
+    case 11: return launch_rows<2048>(y, out, log2n, batch, stream);
+    case 12: return launch_rows<4096>(y, out, log2n, batch, stream);
+    default: return;
+  }
+}
+
+template <int N>
+void launch_per_thread(const float2* in, float2* out, long long batch, bool prearranged, cudaStream_t stream) {
+  const unsigned blocks = static_cast<unsigned>((batch + kPerThreadBlock - 1) / kPerThreadBlock);
+  if (prearranged)
+    fft_per_thread_prearranged_kernel<N><<<blocks, kPerThreadBlock, 0, stream>>>(in, out, batch);
+  else
+    fft_per_thread_kernel<N><<<blocks, kPerThreadBlock, 0, stream>>>(in, out, batch);
+  TUT_CHECK_LAUNCH();
+}
+
+// The three regimes behind one entry point. kHalf: the article's half exchange for N = 32..4096;
+// kPrearranged: the article's pre-arranged layout for N = 8 and 16 (other N as the stage).
+template <bool kHalf, bool kPrearranged>
+void fft(const float2* in, float2* out, int log2n, long long batch, void* workspace, cudaStream_t stream) {
+  if (batch <= 0) return;
+  if (log2n == 3) return launch_per_thread<8>(in, out, batch, kPrearranged, stream);
+  if (log2n == 4) return launch_per_thread<16>(in, out, batch, kPrearranged, stream);
+  if (log2n <= kMaxBlockLog2n) return launch_one_block_per_signal<kHalf>(in, out, log2n, batch, stream);
+  launch_four_step(in, out, log2n, batch, static_cast<float2*>(workspace), stream);
+}
+
+inline void fft_registers_exchange(const float2* in, float2* out, int log2n, long long batch, void* workspace,
+                                   cudaStream_t stream) {
+  fft<false, false>(in, out, log2n, batch, workspace, stream);
+}
+inline void fft_half_exchange(const float2* in, float2* out, int log2n, long long batch, void* workspace,
+                              cudaStream_t stream) {
+  fft<true, false>(in, out, log2n, batch, workspace, stream);
+}
+inline void fft_prearranged(const float2* in, float2* out, int log2n, long long batch, void* workspace,
+                            cudaStream_t stream) {
+  fft<false, true>(in, out, log2n, batch, workspace, stream);
+}
+
+}  // namespace fft_registers_exchange
