@@ -1,0 +1,34 @@
+// The FFT ladder's host-side reference and error measures (chapters 30-39). Host-only: no CUDA here, so
+// the host tests check the reference itself on machines without a GPU.
+#pragma once
+
+#include <complex>
+#include <cstddef>
+#include <vector>
+
+namespace tut::fft {
+
+// Forward DFT of one signal of length n = 2^log2n in double precision, O(n log n):
+// X[k] = sum_j x[j] * exp(-2*pi*i*j*k/n), no normalisation. Iterative radix-2 with twiddles taken from
+// a table computed once per length by std::cos/std::sin of exact multiples of 2*pi/n (error about 1e-16,
+// far below the single-precision errors being measured).
+void cpu_fft(const std::complex<double>* in, std::complex<double>* out, int log2n);
+
+// The same for `batch` contiguous signals, in parallel over all host cores.
+void cpu_fft_batch(const std::complex<double>* in, std::complex<double>* out, int log2n, std::size_t batch);
+
+// Relative L2 error of one signal: ||got - want|| / ||want|| (||got - want|| when want is zero).
+// Infinity when got holds a NaN or an infinity, so that a non-finite output always fails.
+double relative_l2_error(const std::complex<double>* want, const float* got_interleaved, std::size_t n);
+
+// The single-precision unit roundoff, 2^-24.
+constexpr double kFloatEps = 5.9604644775390625e-08;
+
+// The tolerance every FFT variant's per-signal relative L2 error is held to: four times cuFFT's worst
+// per-signal error on the same signals in the same run, but never below 6 * eps * log2 n (a radix-2 FFT in
+// single precision has an expected relative error of order eps * sqrt(log2 n) and a worst-case bound of
+// order eps * log2 n; the floor keeps a run where cuFFT happens to be very accurate from failing an
+// equally sound algorithm). A wrong twiddle or a lost element gives errors of order 1, far above either.
+double fft_tolerance(int log2n, double cufft_worst_error);
+
+}  // namespace tut::fft

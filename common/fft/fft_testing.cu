@@ -1,0 +1,181 @@
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstring>
+
+#include "cuda_check.cuh"
+#include "device.cuh"
+#include "device_buffer.cuh"
+#include "fft_reference.hpp"
+#include "fft_testing.cuh"
+
+namespace tut::fft::testing {
+namespace {
+
+constexpr int kMaxLog2nSanitized = 13;
+constexpr std::size_t kMaxElementsSanitized = std::size_t{1} << 16;
+constexpr double kPi = 3.14159265358979323846;
+
+// Runs `v` on `input` (batch signals of 2^log2n) with poisoned output and workspace; returns the output and
+// CHECKs that the input was left as it was.
+std::vector<float2> run_poisoned(const FftVariant& v, int log2n, long long batch, const std::vector<float2>& input) {
+  DeviceBuffer<float2> in(input), out(input.size());
+  DeviceBuffer<unsigned char> ws(workspace_of(v, log2n, batch));
+  out.poison();
+  ws.poison();
+  v.launch(in.data(), out.data(), log2n, batch, ws.data(), 0);
+  TUT_CHECK_LAUNCH();
+  TUT_CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<float2> after = in.download();
+  CHECK_MESSAGE(std::memcmp(after.data(), input.data(), input.size() * sizeof(float2)) == 0,
+                v.name << " wrote to its input (the transform is out-of-place)");
+  return out.download();
+}
+
+// Per-signal relative L2 errors of `got` against `want`.
+std::vector<double> errors(const std::vector<std::complex<double>>& want, const std::vector<float2>& got, int log2n) {
+  const std::size_t n = std::size_t{1} << log2n, batch = got.size() / n;
+  std::vector<double> e(batch);
+  for (std::size_t s = 0; s < batch; ++s) e[s] = relative_l2_error(want.data() + s * n, &got[s * n].x, n);
+  return e;
+}
+
+// The first element still holding the poison pattern, or SIZE_MAX.
+std::size_t first_poisoned(const std::vector<float2>& got) {
+  std::uint32_t poison;
+  std::memset(&poison, kPoisonByte, 4);
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    std::uint32_t re, im;
+    std::memcpy(&re, &got[i].x, 4);
+    std::memcpy(&im, &got[i].y, 4);
+    if (re == poison || im == poison) return i;
+  }
+  return SIZE_MAX;
+}
+
+// Checks `got` against `want` signal by signal with the tolerance for this length and cuFFT error.
+void check_signals(const FftVariant& v, int log2n, long long batch, const std::vector<std::complex<double>>& want,
+                   const std::vector<float2>& got, double cufft_worst, const char* what) {
+  const std::size_t unwritten = first_poisoned(got);
+  INFO(v.name << ", N = 2^" << log2n << ", batch " << batch << ", " << what);
+  CHECK_MESSAGE(unwritten == SIZE_MAX, "element " << unwritten << " (signal " << (unwritten >> log2n)
+                                                  << ") was never written");
+  const double tol = fft_tolerance(log2n, cufft_worst);
+  const std::vector<double> e = errors(want, got, log2n);
+  const auto worst = std::max_element(e.begin(), e.end());
+  CHECK_MESSAGE(*worst <= tol, "signal " << (worst - e.begin()) << ": relative L2 error " << *worst
+                                         << " > tolerance " << tol << " (cuFFT's worst " << cufft_worst << ")");
+}
+
+std::vector<std::complex<double>> widen(const std::vector<float2>& x) {
+  std::vector<std::complex<double>> w(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) w[i] = {x[i].x, x[i].y};
+  return w;
+}
+
+// cuFFT's worst per-signal error on this input (0 under a sanitizer, where it is not run).
+double cufft_worst_error(int log2n, long long batch, const std::vector<float2>& input,
+                         const std::vector<std::complex<double>>& want) {
+  if (tut::testing::under_sanitizer()) return 0.0;
+  DeviceBuffer<float2> in(input), out(input.size());
+  CufftPlan plan(log2n, batch);
+  plan.forward(in.data(), out.data(), 0);
+  TUT_CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<double> e = errors(want, out.download(), log2n);
+  return *std::max_element(e.begin(), e.end());
+}
+
+}  // namespace
+
+std::vector<int> test_log2_lengths(const FftVariant& v) {
+  std::vector<int> l;
+  const int top = tut::testing::under_sanitizer() ? std::min(v.max_log2n, kMaxLog2nSanitized) : v.max_log2n;
+  for (int k = std::max(v.min_log2n, kMinLog2n); k <= top; ++k) l.push_back(k);
+  return l;
+}
+
+std::vector<long long> test_batches(int log2n) {
+  const long long n = 1ll << log2n;
+  std::vector<long long> b = {1, 3};
+  if (tut::testing::under_sanitizer()) {
+    if (133 * n <= static_cast<long long>(kMaxElementsSanitized)) b.push_back(133);
+    return b;
+  }
+  if (log2n <= 16) {
+    b.push_back(133);
+    const long long large = std::max(1ll, (1ll << 22) / n) + 1;  // odd, so not a multiple of any block count
+    if (large > 133) b.push_back(large);
+  }
+  return b;
+}
+
+void check_random(const FftVariant& v, int log2n, long long batch) {
+  const std::size_t n = std::size_t{1} << log2n;
+  const std::vector<float2> input =
+      random_signals(n * static_cast<std::size_t>(batch), tut::testing::test_seed() + 977 * log2n + batch);
+  std::vector<std::complex<double>> want(input.size());
+  const std::vector<std::complex<double>> wide = widen(input);
+  cpu_fft_batch(wide.data(), want.data(), log2n, static_cast<std::size_t>(batch));
+  const double cufft = cufft_worst_error(log2n, batch, input, want);
+  check_signals(v, log2n, batch, want, run_poisoned(v, log2n, batch, input), cufft, "random signals");
+}
+
+void check_known_transforms(const FftVariant& v, int log2n) {
+  // Signal s of the batch: s = 0 an impulse at 0 (transform: all ones), s = 1 an impulse at 3 (a pure phase
+  // ramp exp(-2 pi i 3k/N)), s = 2 a single tone exp(2 pi i f j / N) with f = N/4 + 1 (transform: N at k = f,
+  // zero elsewhere), s = 3 the constant 1 (transform: N at k = 0), s = 4 the constant (0.5, -0.25).
+  const std::size_t n = std::size_t{1} << log2n;
+  constexpr long long kBatch = 5;
+  std::vector<float2> input(kBatch * n, float2{0.f, 0.f});
+  std::vector<std::complex<double>> want(kBatch * n, {0.0, 0.0});
+  const std::size_t f = n / 4 + 1;
+  input[0] = {1.f, 0.f};
+  input[n + 3] = {1.f, 0.f};
+  for (std::size_t j = 0; j < n; ++j) {
+    const double a = 2.0 * kPi * static_cast<double>((f * j) % n) / static_cast<double>(n);
+    input[2 * n + j] = {static_cast<float>(std::cos(a)), static_cast<float>(std::sin(a))};
+    input[3 * n + j] = {1.f, 0.f};
+    input[4 * n + j] = {0.5f, -0.25f};
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    want[k] = {1.0, 0.0};
+    const double a = -2.0 * kPi * static_cast<double>((3 * k) % n) / static_cast<double>(n);
+    want[n + k] = {std::cos(a), std::sin(a)};
+  }
+  want[2 * n + f] = {static_cast<double>(n), 0.0};
+  want[3 * n] = {static_cast<double>(n), 0.0};
+  want[4 * n] = {0.5 * static_cast<double>(n), -0.25 * static_cast<double>(n)};
+  // The tone's input is rounded to float, so its exact transform is not exactly N at one bin; the floor of
+  // the tolerance (6 eps log2 N) covers that rounding (relative error about eps).
+  check_signals(v, log2n, kBatch, want, run_poisoned(v, log2n, kBatch, input), 0.0, "known transforms");
+}
+
+void check_variants(const std::vector<FftVariant>& variants) {
+  require_supported_gpu();
+  for (const auto& v : variants)
+    for (int log2n : test_log2_lengths(v))
+      for (long long batch : test_batches(log2n)) check_random(v, log2n, batch);
+  if (tut::testing::under_sanitizer())
+    MESSAGE("under compute-sanitizer: lengths up to 2^" << kMaxLog2nSanitized << ", at most "
+                                                        << kMaxElementsSanitized << " elements, no cuFFT");
+}
+
+void check_variants_known(const std::vector<FftVariant>& variants) {
+  require_supported_gpu();
+  for (const auto& v : variants)
+    for (int log2n : test_log2_lengths(v)) check_known_transforms(v, log2n);
+}
+
+void check_command_line(const ChapterSpec& spec) {
+  require_supported_gpu();
+  using tut::testing::run_chapter_with;
+  CHECK(run_chapter_with(spec, {"--length", "1000", "--size", "2^20"}) == 2);   // not a power of two
+  CHECK(run_chapter_with(spec, {"--length", "4", "--size", "2^20"}) == 2);      // too short
+  CHECK(run_chapter_with(spec, {"--length", "33554432", "--size", "2^26"}) == 2);   // too long
+  CHECK(run_chapter_with(spec, {"--length", "4096", "--size", "2^11"}) == 2);   // longer than the batch
+  CHECK(run_chapter_with(spec, {"--length", "1024", "--size", "2^20+8"}) == 2); // does not divide the size
+  CHECK(run_chapter_with(spec, {"--length", "256", "--size", "2^16", "--reps", "1", "--warmup", "0",
+                               "--variant", "all"}) == 0);  // every variant runs and checks at N = 256
+}
+
+}  // namespace tut::fft::testing

@@ -1,0 +1,52 @@
+// The tests every FFT chapter runs (chapters 30-39). A chapter's test.cu is `#include "main.cu"` plus
+// TUT_FFT_CHAPTER_TESTS(chapter_spec(), the_variants()).
+//
+// What they cover, for every variant (on-demand ones too) at every length it supports from 8 up to its
+// maximum (lengths above 2^16 with batches 1 and 3 only, to keep the CPU reference quick):
+//   - random signals at batch counts 1, 3, 133 (none of which fills a grid) and a larger batch of about 2^22
+//     elements, each signal's relative L2 error against the CPU double FFT held to fft_tolerance() with cuFFT's
+//     worst error measured on the same input; output and workspace poisoned first; the input left intact;
+//   - known transforms with exact answers: an impulse, a single tone, a constant (signals of one batch differ,
+//     so a mix-up between signals shows);
+//   - the chapter program's command line: a bad --length exits 2.
+// Under a compute-sanitizer setup (TUT_SANITIZER set) lengths stop at 2^13, batches at 133 signals and 2^16
+// elements, and cuFFT is not run (the tolerance is the floor alone), so that the tools check our kernels only.
+#pragma once
+
+#include <vector>
+
+#include "fft_chapter.cuh"
+#include "gpu_test.cuh"
+
+namespace tut::fft::testing {
+
+// The lengths (log2) a test covers for `v`, capped under a sanitizer.
+std::vector<int> test_log2_lengths(const FftVariant& v);
+
+// The batch counts tested at one length: 1, 3, 133 and about 2^22 / N (capped; see above).
+std::vector<long long> test_batches(int log2n);
+
+// Runs `v` on seeded random signals and CHECKs every signal against the CPU double FFT, every element written
+// and finite, and the input untouched.
+void check_random(const FftVariant& v, int log2n, long long batch);
+
+// Impulses, single tones and constants with their exact transforms.
+void check_known_transforms(const FftVariant& v, int log2n);
+
+// Both of the above for every variant at every test length and batch.
+void check_variants(const std::vector<FftVariant>& variants);
+void check_variants_known(const std::vector<FftVariant>& variants);
+
+// The chapter program rejects bad --length values with exit status 2.
+void check_command_line(const ChapterSpec& spec);
+
+}  // namespace tut::fft::testing
+
+#define TUT_FFT_CHAPTER_TESTS(SPEC, VARIANTS)                                                                 \
+  TEST_CASE("every variant matches the CPU double FFT at every supported length and batch") {                \
+    tut::fft::testing::check_variants(VARIANTS);                                                             \
+  }                                                                                                           \
+  TEST_CASE("every variant gets the known transforms: impulse, single tone, constant") {                     \
+    tut::fft::testing::check_variants_known(VARIANTS);                                                       \
+  }                                                                                                           \
+  TEST_CASE("the chapter program refuses bad lengths with exit 2") { tut::fft::testing::check_command_line(SPEC); }
