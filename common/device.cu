@@ -65,6 +65,8 @@ DeviceInfo query_device(int device) {
   TUT_CUDA_CHECK(cudaDriverGetVersion(&d.driver_version));
   TUT_CUDA_CHECK(cudaRuntimeGetVersion(&d.runtime_version));
   d.peak_dram_gbps = peak_dram_gbps(d.mem_clock_khz, d.bus_width_bits);
+  d.peak_fp32_gflops = peak_fp32_gflops_from(d.sm_count, fp32_lanes_per_sm_by_cc(d.cc_major, d.cc_minor),
+                                             d.sm_clock_khz);
   return d;
 }
 

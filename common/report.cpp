@@ -8,11 +8,12 @@
 
 namespace tut {
 
-void derive_rates(Result& r, double peak_dram_gbps, double memcpy_gbps) {
+void derive_rates(Result& r, double peak_dram_gbps, double memcpy_gbps, double peak_fp32_gflops) {
   r.gbps = gigabytes_per_second(r.bytes, r.time.median_ms);
   r.gflops = gigaflops_per_second(r.flops, r.time.median_ms);
   r.pct_peak_dram = peak_dram_gbps > 0 ? 100.0 * r.gbps / peak_dram_gbps : 0.0;
   r.pct_memcpy = memcpy_gbps > 0 ? 100.0 * r.gbps / memcpy_gbps : 0.0;
+  r.pct_peak_fp32 = peak_fp32_gflops > 0 ? 100.0 * r.gflops / peak_fp32_gflops : 0.0;
 }
 
 std::string device_banner(const DeviceInfo& d) {
@@ -24,6 +25,9 @@ std::string device_banner(const DeviceInfo& d) {
     << d.global_mem_bytes / (1024.0 * 1024.0 * 1024.0) << " GiB)\n";
   b << "clocks: SM " << d.sm_clock_khz / 1000 << " MHz, memory " << d.mem_clock_khz / 1000 << " MHz x "
     << d.bus_width_bits << "-bit bus = " << d.peak_dram_gbps << " GB/s theoretical peak\n";
+  if (d.peak_fp32_gflops > 0)
+    b << "FP32 peak: " << d.sm_count << " SMs x " << fp32_lanes_per_sm_by_cc(d.cc_major, d.cc_minor)
+      << " lanes x 2 flop x " << d.sm_clock_khz / 1000 << " MHz = " << d.peak_fp32_gflops << " GFLOP/s\n";
   b << "driver " << ver(d.driver_version) << ", runtime " << ver(d.runtime_version) << "\n";
   return b.str();
 }
@@ -85,7 +89,10 @@ void write_table(std::ostream& os, const std::vector<Result>& rows) {
   std::vector<std::vector<std::string>> cells;
   std::vector<std::string> head = {"variant", "n", "median ms", "min ms", "max ms", "reps", "GB/s",
                                    "% peak", "% memcpy"};
+  bool any_fp32_peak = false;
+  for (const auto& r : rows) any_fp32_peak |= r.flops > 0 && r.pct_peak_fp32 > 0;
   if (any_flops) head.push_back("GFLOP/s");
+  if (any_fp32_peak) head.push_back("% FP32 peak");
   if (any_ref) head.push_back("speed vs " + ref_name);
   head.push_back("check");
   for (const auto& r : rows) {
@@ -96,6 +103,7 @@ void write_table(std::ostream& os, const std::vector<Result>& rows) {
                                   r.bytes > 0 && r.pct_peak_dram > 0 ? fixed(r.pct_peak_dram, 1) : "-",
                                   r.bytes > 0 && r.pct_memcpy > 0 ? fixed(r.pct_memcpy, 1) : "-"};
     if (any_flops) c.push_back(r.flops > 0 ? fixed(r.gflops, 1) : "-");
+    if (any_fp32_peak) c.push_back(r.flops > 0 && r.pct_peak_fp32 > 0 ? fixed(r.pct_peak_fp32, 1) : "-");
     if (any_ref) c.push_back(r.speed_vs_ref > 0 ? fixed(r.speed_vs_ref, 3) + "x" : "-");
     c.push_back(r.check);
     cells.push_back(c);
@@ -132,14 +140,14 @@ void write_text_table(std::ostream& os, const std::vector<std::string>& head,
 
 void write_csv(std::ostream& os, const std::vector<Result>& rows) {
   os << "chapter,variant,reference,n,bytes,flops,median_ms,min_ms,max_ms,reps,gbps,gflops,pct_peak_dram,"
-        "pct_memcpy,speed_vs_ref,ref_name,check\n";
+        "pct_memcpy,speed_vs_ref,ref_name,check,pct_peak_fp32\n";
   os << std::setprecision(9);
   for (const auto& r : rows)
     os << csv_field(r.chapter) << "," << csv_field(r.variant) << "," << (r.reference ? 1 : 0) << ","
        << r.n << "," << r.bytes << "," << r.flops << "," << r.time.median_ms << "," << r.time.min_ms << ","
        << r.time.max_ms << "," << r.time.reps << "," << r.gbps << "," << r.gflops << "," << r.pct_peak_dram
        << "," << r.pct_memcpy << "," << r.speed_vs_ref << "," << csv_field(r.ref_name) << ","
-       << csv_field(r.check) << "\n";
+       << csv_field(r.check) << "," << r.pct_peak_fp32 << "\n";
 }
 
 void write_json(std::ostream& os, const DeviceInfo& d, const std::string& chapter,
@@ -151,7 +159,7 @@ void write_json(std::ostream& os, const DeviceInfo& d, const std::string& chapte
      << ", \"global_mem_bytes\": " << d.global_mem_bytes << ", \"sm_clock_khz\": " << d.sm_clock_khz
      << ", \"mem_clock_khz\": " << d.mem_clock_khz << ", \"bus_width_bits\": " << d.bus_width_bits
      << ", \"driver_version\": " << d.driver_version << ", \"runtime_version\": " << d.runtime_version
-     << ", \"peak_dram_gbps\": " << d.peak_dram_gbps << "},\n  \"results\": [";
+     << ", \"peak_dram_gbps\": " << d.peak_dram_gbps << ", \"peak_fp32_gflops\": " << d.peak_fp32_gflops << "},\n  \"results\": [";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
     os << (i ? "," : "") << "\n    {\"variant\": \"" << json_escape(r.variant)
@@ -159,7 +167,8 @@ void write_json(std::ostream& os, const DeviceInfo& d, const std::string& chapte
        << ", \"bytes\": " << r.bytes << ", \"flops\": " << r.flops << ", \"median_ms\": " << r.time.median_ms
        << ", \"min_ms\": " << r.time.min_ms << ", \"max_ms\": " << r.time.max_ms
        << ", \"reps\": " << r.time.reps << ", \"gbps\": " << r.gbps << ", \"gflops\": " << r.gflops
-       << ", \"pct_peak_dram\": " << r.pct_peak_dram << ", \"pct_memcpy\": " << r.pct_memcpy
+       << ", \"pct_peak_dram\": " << r.pct_peak_dram << ", \"pct_peak_fp32\": " << r.pct_peak_fp32
+       << ", \"pct_memcpy\": " << r.pct_memcpy
        << ", \"speed_vs_ref\": " << r.speed_vs_ref << ", \"ref_name\": \"" << json_escape(r.ref_name)
        << "\", \"check\": \"" << json_escape(r.check) << "\", \"failed\": " << (r.failed ? "true" : "false")
        << "}";

@@ -25,6 +25,7 @@ struct DeviceInfo {
   int driver_version = 0;   // e.g. 13000
   int runtime_version = 0;
   double peak_dram_gbps = 0.0;
+  double peak_fp32_gflops = 0.0;   // SMs x FP32 lanes per SM x 2 x SM clock (0: lanes unknown)
 };
 
 // One row: a variant (or a reference such as CUB or cudaMemcpy) measured at one size.
@@ -39,6 +40,7 @@ struct Result {
   double gbps = 0.0;
   double gflops = 0.0;
   double pct_peak_dram = 0.0;   // share of the theoretical DRAM bandwidth, percent
+  double pct_peak_fp32 = 0.0;   // share of the theoretical FP32 peak, percent (0: no flops or no peak)
   double pct_memcpy = 0.0;      // share of the same run's cudaMemcpy bandwidth, percent (0: not measured)
   double speed_vs_ref = 0.0;    // reference time / this time (>1: faster than the reference; 0: none)
   std::string ref_name;         // the reference that speed_vs_ref compares with
@@ -47,8 +49,8 @@ struct Result {
 };
 
 // Fills gbps, gflops and the percentages of one result from its time, the device peak and the
-// memcpy bandwidth measured in the same run (0 if none).
-void derive_rates(Result& r, double peak_dram_gbps, double memcpy_gbps);
+// memcpy bandwidth measured in the same run (0 if none), and the FP32 peak (0: not reported).
+void derive_rates(Result& r, double peak_dram_gbps, double memcpy_gbps, double peak_fp32_gflops = 0.0);
 
 std::string device_banner(const DeviceInfo& d);
 std::string json_escape(const std::string& s);

@@ -127,7 +127,7 @@ std::vector<Result> measure_chapter(const ChapterSpec& spec, const Options& opt,
     TimingPlan variant_plan = plan;
     if (opt.profile && opt.check) variant_plan.warmup = 0;  // the checked run was the one warm-up
     r.time = time_gpu([&](cudaStream_t s) { workload->run(v->name, s); }, variant_plan);
-    derive_rates(r, info.peak_dram_gbps, memcpy_gbps);
+    derive_rates(r, info.peak_dram_gbps, memcpy_gbps, info.peak_fp32_gflops);
     rows.push_back(r);
   }
 

@@ -31,4 +31,15 @@ double peak_dram_gbps(int memory_clock_khz, int bus_width_bits) {
   return 2.0 * static_cast<double>(memory_clock_khz) * 1e3 * (bus_width_bits / 8.0) / 1e9;
 }
 
+int fp32_lanes_per_sm_by_cc(int cc_major, int cc_minor) {
+  if (cc_major == 7) return 64;                     // Volta, Turing
+  if (cc_major == 8) return cc_minor == 0 ? 64 : 128;  // A100: 64; GA10x, Orin, Ada: 128
+  if (cc_major == 9 || cc_major == 10 || cc_major == 11 || cc_major == 12) return 128;  // Hopper, Blackwell
+  return 0;
+}
+
+double peak_fp32_gflops_from(int sm_count, int lanes_per_sm, double sm_clock_khz) {
+  return static_cast<double>(sm_count) * lanes_per_sm * 2.0 * sm_clock_khz * 1e-6;
+}
+
 }  // namespace tut

@@ -30,4 +30,14 @@ int adaptive_reps(double one_run_ms, double budget_ms, int min_reps, int max_rep
 // twice per clock.
 double peak_dram_gbps(int memory_clock_khz, int bus_width_bits);
 
+// FP32 lanes per SM: the results per clock per SM of "32-bit floating-point add, multiply, multiply-add"
+// in the CUDA C++ Programming Guide's table "Throughput of Native Arithmetic Instructions" (section
+// Arithmetic Instructions): 64 on 7.x and 8.0, 128 on 8.6, 8.7, 8.9, 9.0, 10.x, 11.x and 12.x. 0 for a
+// compute capability the table here does not know (the share of peak is then not reported).
+int fp32_lanes_per_sm_by_cc(int cc_major, int cc_minor);
+
+// Theoretical FP32 peak in GFLOP/s: SMs x lanes x 2 flop (one FFMA per lane per clock) x the SM clock
+// (kHz, as cudaDevAttrClockRate reports it: the maximum boost clock, which a long run may not hold).
+double peak_fp32_gflops_from(int sm_count, int lanes_per_sm, double sm_clock_khz);
+
 }  // namespace tut

@@ -234,3 +234,23 @@ TEST_CASE("CSV and JSON output") {
   write_table(table, {r});
   CHECK(table.str().find("median ms") != std::string::npos);
 }
+
+TEST_CASE("FP32 peak from SM count, lanes per SM and clock") {
+  CHECK(fp32_lanes_per_sm_by_cc(7, 5) == 64);
+  CHECK(fp32_lanes_per_sm_by_cc(8, 0) == 64);   // A100: half the FP32 lanes of GA10x
+  CHECK(fp32_lanes_per_sm_by_cc(8, 6) == 128);
+  CHECK(fp32_lanes_per_sm_by_cc(8, 9) == 128);
+  CHECK(fp32_lanes_per_sm_by_cc(9, 0) == 128);
+  CHECK(fp32_lanes_per_sm_by_cc(12, 0) == 128);
+  CHECK(fp32_lanes_per_sm_by_cc(42, 0) == 0);   // unknown: no share of peak is reported
+  // H100 SXM: 132 SMs x 128 lanes x 2 flop x 1980 MHz = 66908.16 GFLOP/s.
+  CHECK(peak_fp32_gflops_from(132, 128, 1980000) == doctest::Approx(66908.16));
+  Result r;
+  r.flops = 2e12;
+  r.time = summarize({100.0});  // 20000 GFLOP/s
+  derive_rates(r, 0.0, 0.0, 40000.0);
+  CHECK(r.gflops == doctest::Approx(20000.0));
+  CHECK(r.pct_peak_fp32 == doctest::Approx(50.0));
+  derive_rates(r, 0.0, 0.0);
+  CHECK(r.pct_peak_fp32 == 0.0);
+}

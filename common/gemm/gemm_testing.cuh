@@ -1,0 +1,119 @@
+// The tests every SGEMM chapter runs (chapters 20-29). A chapter's test.cu is
+//     #define TUT_CHAPTER_NO_MAIN
+//     #include "main.cu"
+//     #include "gemm/gemm_testing.cuh"
+//     TUT_GEMM_CHAPTER_TESTS(chapter_spec(), my_variants())
+// plus anything specific to its kernel. Every variant is tested, the on-demand ones included, against
+// cuBLAS (same process) and, up to M N K = 2^30, the FP64 CPU reference (see gemm_check.hpp for the
+// tolerance). Under compute-sanitizer (TUT_SANITIZER set) shapes above kSanitizerMaxWork are skipped.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cuda_check.cuh"
+#include "device.cuh"
+#include "gemm/gemm_workload.cuh"
+#include "gpu_test.cuh"
+
+namespace tut::gemm::testing {
+
+struct Shape {
+  int m, n, k;
+};
+
+// Largest M N K a test runs under compute-sanitizer (the tools run kernels 10-100x slower).
+constexpr std::uint64_t kSanitizerMaxWork = std::uint64_t{1} << 23;
+
+inline std::uint64_t work_of(const Shape& s) {
+  return static_cast<std::uint64_t>(s.m) * s.n * static_cast<std::uint64_t>(s.k);
+}
+
+// Shapes that catch what GEMM kernels get wrong: single elements, K = 1 and K = 0 (C = beta C), empty
+// outputs, warp and tile boundaries (31/32/33, 1023/1024/1025), sizes that are multiples of no tile
+// (127, 129, 255, 257, 513, 67, ...), and rectangular problems with M != N != K both with ragged edges and
+// with every dimension a multiple of the large tiles (16 x 256, 128 x 128), where an index swapped between
+// M, N and K reads the wrong element without leaving the matrix and only the values can tell.
+inline std::vector<Shape> adversarial_shapes() {
+  return {
+      {1, 1, 1},     {1, 1, 2},      {2, 1, 1},      {1, 2, 1},       // single elements
+      {64, 96, 1},   {33, 65, 1},    {17, 19, 0},    {0, 16, 16},     // K = 1, K = 0, M = 0
+      {16, 0, 16},   {33, 65, 17},   {127, 1, 255},  {1, 129, 63},    // N = 0, rectangular ragged
+      {255, 127, 1}, {17, 33, 65},   {31, 31, 31},   {32, 32, 32},    //
+      {33, 33, 33},  {129, 257, 67}, {257, 31, 511}, {17, 513, 129},  // no tile divides these
+      {64, 512, 96}, {512, 256, 64}, {128, 768, 320}, {48, 272, 80},  // multiples of the tiles, M != N != K
+      {300, 500, 100}, {1023, 1025, 1024}, {1024, 1024, 1024},        // 1023/1024/1025 (CPU reference)
+  };
+}
+
+// Shapes for the alpha/beta cases (small, ragged and aligned).
+inline std::vector<Shape> alpha_beta_shapes() { return {{1, 1, 1}, {17, 19, 0}, {33, 65, 17}, {129, 257, 67}, {64, 512, 96}}; }
+
+// Big enough to run many blocks per SM: 512^3 is checked against the CPU too, 2048^3 against cuBLAS.
+inline std::vector<Shape> large_shapes() { return {{512, 512, 512}, {2048, 2048, 2048}, {1025, 2049, 1537}}; }
+
+// One problem, every variant (and cuBLAS itself against the CPU reference, which tests the row-major
+// mapping of the reference): reset C, run, CHECK against both references.
+inline void check_variants_at(const std::vector<GemmVariant>& variants, const std::vector<Shape>& shapes,
+                              float alpha = kDefaultAlpha, float beta = kDefaultBeta) {
+  require_supported_gpu();
+  for (const Shape& s : shapes) {
+    if (tut::testing::under_sanitizer() && work_of(s) > kSanitizerMaxWork) {
+      MESSAGE(s.m << " x " << s.n << " x " << s.k << " skipped under compute-sanitizer (M N K cap 2^23)");
+      continue;
+    }
+    GemmProblem p(s.m, s.n, s.k, alpha, beta, tut::testing::test_seed() + work_of(s) + s.m);
+    p.compute_references(true);
+    // cuBLAS itself, against the CPU reference (where there is one).
+    p.reset_c(0);
+    p.run_cublas(0);
+    TUT_CUDA_CHECK(cudaDeviceSynchronize());
+    {
+      GemmProblem::Errors e = p.check(true);
+      INFO("cublas at M = " << s.m << ", N = " << s.n << ", K = " << s.k << ", alpha = " << alpha << ", beta = " << beta);
+      CHECK_MESSAGE(e.check.ok, e.check.message());
+    }
+    for (const auto& v : variants) {
+      if (!v.known_defect.empty()) continue;
+      p.reset_c(0);
+      p.run(v.launch, 0);
+      TUT_CHECK_LAUNCH();
+      TUT_CUDA_CHECK(cudaDeviceSynchronize());
+      GemmProblem::Errors e = p.check(false);
+      INFO(v.name << " at M = " << s.m << ", N = " << s.n << ", K = " << s.k << ", alpha = " << alpha
+                  << ", beta = " << beta << (p.has_cpu_reference() ? " (cuBLAS and CPU references)" : " (cuBLAS reference)"));
+      CHECK_MESSAGE(e.check.ok, e.check.message());
+    }
+  }
+}
+
+// alpha/beta cases: beta = 0 with C filled with NaN (BLAS: C is not read; 0 * NaN would leak), alpha = 1
+// and beta = 1 (the plain accumulate), alpha = 0 (C = beta C), negative alpha with beta = 0.
+inline void check_alpha_beta(const std::vector<GemmVariant>& variants) {
+  const float cases[][2] = {{1.0f, 0.0f}, {-2.0f, 0.0f}, {1.0f, 1.0f}, {0.0f, 0.5f}, {0.25f, -1.0f}};
+  for (const auto& ab : cases) check_variants_at(variants, alpha_beta_shapes(), ab[0], ab[1]);
+}
+
+// The chapter program's own path (workload, runner check, cuBLAS row) at square sizes.
+inline void check_chapter_program(const ChapterSpec& spec) {
+  tut::testing::check_all_variants(spec, {0, 1, 31, 33, 65, 257});  // on-demand variants included
+}
+
+}  // namespace tut::gemm::testing
+
+// The test cases of an SGEMM chapter. SPEC: the chapter's ChapterSpec; VARIANTS: its GemmVariants (all of
+// them, on-demand ones included).
+#define TUT_GEMM_CHAPTER_TESTS(SPEC, VARIANTS)                                                          \
+  TEST_CASE("every variant matches cuBLAS and the CPU FP64 reference at adversarial shapes") {         \
+    tut::gemm::testing::check_variants_at(VARIANTS, tut::gemm::testing::adversarial_shapes());         \
+  }                                                                                                     \
+  TEST_CASE("alpha and beta: beta = 0 never reads C (it holds NaN), alpha = 0, beta = 1, negatives") {  \
+    tut::gemm::testing::check_alpha_beta(VARIANTS);                                                     \
+  }                                                                                                     \
+  TEST_CASE("large problems: 512^3, 2048^3 and a ragged 1025 x 2049 x 1537") {                          \
+    tut::gemm::testing::check_variants_at(VARIANTS, tut::gemm::testing::large_shapes());               \
+  }                                                                                                     \
+  TEST_CASE("the chapter program's workload checks every variant at square sizes") {                    \
+    tut::gemm::testing::check_chapter_program(SPEC);                                                    \
+  }

@@ -1,0 +1,270 @@
+#include <cublas_v2.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <iomanip>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "cuda_check.cuh"
+#include "gemm/gemm_workload.cuh"
+#include "verify.hpp"
+
+namespace tut::gemm {
+namespace {
+
+void cublas_check(cublasStatus_t s, const char* what) {
+  if (s == CUBLAS_STATUS_SUCCESS) return;
+  const std::string text = std::string(what) + " failed: " + cublasGetStatusName(s) + " (" + cublasGetStatusString(s) + ")";
+  if (s == CUBLAS_STATUS_ALLOC_FAILED) throw DeviceOutOfMemory(cudaErrorMemoryAllocation, text);
+  throw CudaError(cudaErrorUnknown, text);
+}
+
+}  // namespace
+
+Cublas::Cublas() {
+  cublasHandle_t h = nullptr;
+  cublas_check(cublasCreate(&h), "cublasCreate");
+  handle_ = h;
+  cublas_check(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+}
+
+Cublas::~Cublas() {
+  if (handle_) cublasDestroy(static_cast<cublasHandle_t>(handle_));
+}
+
+void Cublas::sgemm(int m, int n, int k, float alpha, const float* A, const float* B, float beta, float* C,
+                   cudaStream_t stream) {
+  if (m == 0 || n == 0) return;  // nothing to write (and cuBLAS would reject ld = 0)
+  auto h = static_cast<cublasHandle_t>(handle_);
+  cublas_check(cublasSetStream(h, stream), "cublasSetStream");
+  // Row-major C = A B is column-major C^T = B^T A^T: operands swapped, dimensions (n, m, k).
+  // Leading dimensions must be at least 1 even where the matrix is empty (k == 0).
+  cublas_check(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, B, std::max(n, 1), A, std::max(k, 1),
+                           &beta, C, std::max(n, 1)),
+               "cublasSgemm");
+}
+
+void GemmProblem::validate(long long m, long long n, long long k) {
+  if (m < 0 || n < 0 || k < 0) throw UsageError("GEMM dimensions must not be negative");
+  const long long limit = INT_MAX;
+  if (m > limit || n > limit || k > limit || m * k > limit || k * n > limit || m * n > limit)
+    throw UsageError("GEMM of " + std::to_string(m) + " x " + std::to_string(n) + " x " + std::to_string(k) +
+                     ": every matrix must have fewer than 2^31 elements (the kernels index with 32-bit ints)");
+}
+
+std::size_t GemmProblem::device_bytes(int m, int n, int k) {
+  // A, B, C and the pristine copy of C. cuBLAS's own workspace is small and not counted.
+  return sizeof(float) * (static_cast<std::size_t>(m) * k + static_cast<std::size_t>(k) * n +
+                          2 * static_cast<std::size_t>(m) * n);
+}
+
+GemmProblem::GemmProblem(int m, int n, int k, float alpha, float beta, std::uint64_t seed)
+    : m_(m), n_(n), k_(k), alpha_(alpha), beta_(beta) {
+  validate(m, n, k);
+  const std::size_t mk = static_cast<std::size_t>(m) * k, kn = static_cast<std::size_t>(k) * n,
+                    mn = static_cast<std::size_t>(m) * n;
+  // Three independent streams of the counter-based generator (seed, seed + 1, seed + 2).
+  a_ = DeviceBuffer<float>(random_floats(mk, seed));
+  b_ = DeviceBuffer<float>(random_floats(kn, seed + 1));
+  host_c0_ = random_floats(mn, seed + 2);
+  c_initial_ = DeviceBuffer<float>(host_c0_);
+  c_ = DeviceBuffer<float>(mn);
+}
+
+void GemmProblem::reset_c(cudaStream_t stream) {
+  if (c_.size() == 0) return;
+  if (beta_ != 0.0f) {
+    TUT_CUDA_CHECK(cudaMemcpyAsync(c_.data(), c_initial_.data(), c_.bytes(), cudaMemcpyDeviceToDevice, stream));
+  } else {
+    TUT_CUDA_CHECK(cudaMemsetAsync(c_.data(), 0xFF, c_.bytes(), stream));  // 0xFFFFFFFF is a NaN
+  }
+}
+
+void GemmProblem::run(const GemmLaunch& launch, cudaStream_t stream) {
+  launch(m_, n_, k_, alpha_, a_.data(), b_.data(), beta_, c_.data(), stream);
+}
+
+void GemmProblem::run_cublas(cudaStream_t stream) {
+  cublas_.sgemm(m_, n_, k_, alpha_, a_.data(), b_.data(), beta_, c_.data(), stream);
+}
+
+void GemmProblem::compute_references(bool cpu) {
+  reset_c(0);
+  run_cublas(0);
+  TUT_CUDA_CHECK(cudaDeviceSynchronize());
+  cublas_ref_ = c_.download();
+  cpu_ref_.clear();
+  const double work = static_cast<double>(m_) * n_ * k_;
+  if (cpu && work <= static_cast<double>(kCpuReferenceMaxWork) && m_ > 0 && n_ > 0) {
+    const std::vector<float> a = a_.download(), b = b_.download();
+    cpu_ref_.resize(static_cast<std::size_t>(m_) * n_);
+    cpu_gemm_reference(m_, n_, k_, alpha_, a.data(), b.data(), beta_, host_c0_.data(), cpu_ref_.data());
+  }
+}
+
+GemmProblem::Errors GemmProblem::check(bool is_cublas) const {
+  Errors e;
+  const std::vector<float> got = c_.download();
+  if (!is_cublas && cublas_ref_.size() == got.size()) {
+    e.vs_cublas = gemm_error(cublas_ref_.data(), got.data(), got.size());
+    e.has_cublas = true;
+    e.check = judge_gemm(e.vs_cublas, k_, n_, "cuBLAS");
+  }
+  if (!cpu_ref_.empty()) {
+    e.vs_cpu = gemm_error(cpu_ref_.data(), got.data(), got.size());
+    e.has_cpu = true;
+    CheckResult c = judge_gemm(e.vs_cpu, k_, n_, "the CPU FP64 reference");
+    if (e.check.ok) e.check = c;
+  }
+  return e;
+}
+
+dim3 tile_grid(int m, int n, int tile_m, int tile_n) {
+  const long long rows = (static_cast<long long>(m) + tile_m - 1) / tile_m;
+  const long long cols = (static_cast<long long>(n) + tile_n - 1) / tile_n;
+  if (rows > 65535)
+    throw UsageError("M = " + std::to_string(m) + " needs " + std::to_string(rows) + " row tiles of " +
+                     std::to_string(tile_m) + ", more than gridDim.y allows (65535)");
+  if (rows == 0 || cols == 0) throw std::invalid_argument("tile_grid: empty output (launch nothing instead)");
+  return dim3(static_cast<unsigned>(cols), static_cast<unsigned>(rows));
+}
+
+GemmDims gemm_dims(const Options& opt) {
+  auto dim = [&](const char* name) {
+    auto it = opt.extra.find(name);
+    const long long v = it == opt.extra.end() ? 0 : it->second;
+    return v > 0 ? v : static_cast<long long>(std::min<std::uint64_t>(opt.size, LLONG_MAX));
+  };
+  return {dim("m"), dim("n"), dim("k")};
+}
+
+namespace {
+
+// What the summary table shows for one variant of the last run.
+struct ErrorRow {
+  std::string variant;
+  GemmProblem::Errors errors;
+};
+struct RunRecord {
+  GemmDims dims{0, 0, 0};
+  float alpha = kDefaultAlpha, beta = kDefaultBeta;
+  bool cpu_reference = false;
+  std::vector<ErrorRow> rows;
+};
+
+class GemmWorkload final : public Workload {
+ public:
+  GemmWorkload(std::vector<GemmVariant> variants, std::shared_ptr<RunRecord> record)
+      : variants_(std::move(variants)), record_(std::move(record)) {}
+
+  std::size_t device_bytes(const Options& opt) const override {
+    const GemmDims d = gemm_dims(opt);
+    GemmProblem::validate(d.m, d.n, d.k);
+    return GemmProblem::device_bytes(static_cast<int>(d.m), static_cast<int>(d.n), static_cast<int>(d.k));
+  }
+
+  void prepare(const Options& opt, bool with_reference) override {
+    const GemmDims d = gemm_dims(opt);
+    GemmProblem::validate(d.m, d.n, d.k);
+    problem_ = std::make_unique<GemmProblem>(static_cast<int>(d.m), static_cast<int>(d.n), static_cast<int>(d.k),
+                                             kDefaultAlpha, kDefaultBeta, opt.seed);
+    if (with_reference) problem_->compute_references(true);
+    *record_ = RunRecord{};
+    record_->dims = d;
+    record_->cpu_reference = problem_->has_cpu_reference();
+  }
+
+  void poison(cudaStream_t stream) override { problem_->reset_c(stream); }
+
+  void run(const std::string& variant, cudaStream_t stream) override {
+    if (variant == "cublas") {
+      problem_->run_cublas(stream);
+      return;
+    }
+    for (const auto& v : variants_)
+      if (v.name == variant) {
+        problem_->run(v.launch, stream);
+        return;
+      }
+    throw std::invalid_argument("unknown GEMM variant " + variant);
+  }
+
+  CheckResult check(const std::string& variant) override {
+    GemmProblem::Errors e = problem_->check(variant == "cublas");
+    record_->rows.push_back({variant, e});
+    return e.check;
+  }
+
+  Work work(const std::string&) const override {
+    const double m = problem_->m(), n = problem_->n(), k = problem_->k();
+    const double c_passes = problem_->beta() != 0.0f ? 2.0 : 1.0;  // C read (beta != 0) and written
+    return {sizeof(float) * (m * k + k * n + c_passes * m * n), 2.0 * m * n * k};
+  }
+
+ private:
+  std::vector<GemmVariant> variants_;
+  std::shared_ptr<RunRecord> record_;
+  std::unique_ptr<GemmProblem> problem_;
+};
+
+// After the table: the shape, alpha and beta, the peak used for "% FP32 peak", and each variant's errors.
+void print_summary(std::ostream& os, const DeviceInfo& info, const RunRecord& rec) {
+  const GemmDims& d = rec.dims;
+  os << "\nC = alpha A B + beta C, row-major, M = " << d.m << ", N = " << d.n << ", K = " << d.k
+     << ", alpha = " << rec.alpha << ", beta = " << rec.beta
+     << "; GFLOP/s counts 2 M N K flops; % FP32 peak is of " << std::fixed << std::setprecision(0)
+     << info.peak_fp32_gflops << " GFLOP/s (see the banner).\n";
+  os.unsetf(std::ios::floatfield);
+  if (rec.rows.empty()) return;
+  const double tol = gemm_tolerance(d.k);
+  os << "Errors: relative Frobenius error ||C - R|| / ||R|| (tolerance 8 eps sqrt(K) = " << error_text(tol)
+     << ") and max |C - R| / rms(R) (bound " << error_text(kMaxErrorFactor * tol) << "), against cuBLAS in this run"
+     << (rec.cpu_reference ? " and the CPU FP64 reference" : " (no CPU reference above M N K = 2^30)") << ":\n";
+  std::vector<std::string> head = {"variant", "vs cuBLAS frob", "vs cuBLAS max"};
+  if (rec.cpu_reference) {
+    head.push_back("vs CPU frob");
+    head.push_back("vs CPU max");
+  }
+  head.push_back("check");
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : rec.rows) {
+    const auto& e = r.errors;
+    std::vector<std::string> row = {r.variant, e.has_cublas ? error_text(e.vs_cublas.rel_frobenius) : "-",
+                                    e.has_cublas ? error_text(e.vs_cublas.max_error) : "-"};
+    if (rec.cpu_reference) {
+      row.push_back(e.has_cpu ? error_text(e.vs_cpu.rel_frobenius) : "-");
+      row.push_back(e.has_cpu ? error_text(e.vs_cpu.max_error) : "-");
+    }
+    row.push_back(e.check.ok ? "ok" : "FAILED");
+    rows.push_back(row);
+  }
+  write_text_table(os, head, rows);
+}
+
+}  // namespace
+
+tut::ChapterSpec make_gemm_chapter(const std::string& id, const std::string& title, std::vector<GemmVariant> variants) {
+  ChapterSpec spec;
+  spec.id = id;
+  spec.title = title;
+  spec.default_size = "4096";
+  for (const auto& v : variants) spec.variants.push_back({v.name, v.description, false, v.known_defect, v.on_demand});
+  spec.variants.push_back({"cublas", "cublasSgemm, FP32, CUBLAS_DEFAULT_MATH (no TF32): the vendor reference", true, ""});
+  spec.ratio_to = "cublas";
+  spec.extra_options = {
+      {"m", "rows of A and C (0: use --size)", 0, 0, INT_MAX},
+      {"n", "columns of B and C (0: use --size)", 0, 0, INT_MAX},
+      {"k", "columns of A, rows of B (0: use --size)", 0, 0, INT_MAX},
+  };
+  auto record = std::make_shared<RunRecord>();
+  spec.make_workload = [variants, record] { return std::make_unique<GemmWorkload>(variants, record); };
+  spec.summary = [record](std::ostream& os, const DeviceInfo& info, const Options&, const std::vector<Result>&) {
+    print_summary(os, info, *record);
+  };
+  return spec;
+}
+
+}  // namespace tut::gemm
