@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# Chapter 16: the scan from 2^16 to 2^30 elements, as one Markdown table (for the README's "Measured").
-# Runs the chapter binary once per size (--size 2^16, 2^18, ..., 2^30, --format csv); every run also
-# measures CUB and cudaMemcpy, so each row's ratios come from the same process.
+# Chapter 17 (or any scan chapter's program): the scan from 2^16 to 2^30 elements, as one Markdown table.
+# Runs the binary once per size (--size 2^16, 2^18, ..., 2^30, --format csv); every run also measures CUB
+# and cudaMemcpy, so each row's ratios come from the same process.
 #
-#   chapters/16-scan-decoupled-lookback-tuned/size_table.sh [options passed to the binary]
-#   BIN=path/to/16-scan-decoupled-lookback-tuned chapters/16-scan-decoupled-lookback-tuned/size_table.sh
+#   chapters/17-scan-lookback-landing-zone/size_table.sh [options passed to the binary]
+#   BIN=build/chapters/16-scan-decoupled-lookback-tuned/16-scan-decoupled-lookback-tuned chapters/17-scan-lookback-landing-zone/size_table.sh
 #
-# Without --variant it times the stage (scan-decoupled-lookback-tuned); with --variant A,B it times
-# those instead (one row per variant and size).
+# Without --variant it times the program's stage (the variant named like the program without its number:
+# scan-lookback-landing-zone for chapter 17); with --variant A,B it times those instead (one row per variant
+# and size).
 set -euo pipefail
 
-bin=${BIN:-./build/chapters/16-scan-decoupled-lookback-tuned/16-scan-decoupled-lookback-tuned}
+bin=${BIN:-./build/chapters/17-scan-lookback-landing-zone/17-scan-lookback-landing-zone}
 if [[ ! -x $bin ]]; then
   echo "size_table.sh: error: $bin is not an executable (build with 'ninja -C build', or set BIN=...)" >&2
   exit 2
@@ -18,7 +19,9 @@ fi
 args=("$@")
 chosen=0
 for a in "$@"; do [[ $a == -v || $a == --variant ]] && chosen=1; done
-((chosen)) || args+=(--variant scan-decoupled-lookback-tuned)
+stage=$(basename "$bin")
+stage=${stage#*-}  # 17-scan-lookback-landing-zone -> scan-lookback-landing-zone
+((chosen)) || args+=(--variant "$stage")
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

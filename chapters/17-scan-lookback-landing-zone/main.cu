@@ -1,0 +1,123 @@
+// Chapter 17: the decoupled look-back scan with the tile landing in shared memory (cp.async or bulk copies),
+// rows in registers on top, and a pass 2 that scans the tile again. A plain run measures the stage, CUB and
+// cudaMemcpy; the configurations measured to choose the stage are on demand (--variant NAME, --variant all).
+#include <string>
+#include <vector>
+
+#include "scan_reference.cuh"
+#include "scan_lookback_landing_zone.cuh"
+
+namespace landing = scan_lookback_landing_zone;
+
+// A configuration measured against the stage: run only when named (--variant NAME or all).
+template <class Tuning>
+tut::scan::ScanVariant config_variant(const std::string& name, const std::string& description) {
+  return {name, description, landing::workspace_bytes_for<Tuning>,
+          [](const std::int32_t* in, std::int32_t* out, std::size_t n, void* workspace, cudaStream_t stream) {
+            landing::inclusive_scan_with<Tuning>(in, out, n, workspace, stream);
+          },
+          "", /*on_demand=*/true};
+}
+
+// The stage, then every configuration measured to choose it (chapter 16's names, under which they were
+// measured). staged-<copy>-t<threads>-i<items>: the whole tile in shared memory, per-vector offsets kept;
+// hybrid-...-s<staged>-r<register items>: rows in registers on top; rescan-...: pass 2 scans the rows again.
+std::vector<tut::scan::ScanVariant> landing_zone_variants() {
+  using landing::Launch;
+  using landing::Offsets;
+  using landing::Staging;
+  using landing::TileOrder;
+  using landing::Tuning;
+  constexpr auto kCp = Staging::kCpAsync;
+  constexpr auto kBulk = Staging::kBulkCopy;
+  constexpr auto kCounter = TileOrder::kAtomicCounter;
+  constexpr auto kIndex = TileOrder::kBlockIndex;
+  constexpr auto kKept = Offsets::kKept;
+  constexpr auto kRescan = Offsets::kRecomputed;
+  return {
+      {"scan-lookback-landing-zone",
+       "the stage: 192 threads x (48 int32 via cp.async + 32 in registers), pass 2 rescans, 6 blocks/SM, "
+       "tiles from the atomic counter (= lookback-rescan-hybrid-cpasync-t192-s48-r32)",
+       landing::workspace_bytes,
+       [](const std::int32_t* in, std::int32_t* out, std::size_t n, void* workspace, cudaStream_t stream) {
+         landing::inclusive_scan(in, out, n, workspace, stream);
+       },
+       ""},
+      // 1. The whole tile in shared memory, offsets kept.
+      config_variant<Tuning<256, 32, 0, 0, kCp, kCounter, kKept>>("lookback-staged-cpasync-t256-i32",
+                                                                  "256 threads x 32 int32 via cp.async"),
+      config_variant<Tuning<256, 32, 0, 0, kBulk, kCounter, kKept>>("lookback-staged-bulk-t256-i32",
+                                                                    "sm_90+: 256 x 32 int32 via bulk copies"),
+      config_variant<Tuning<128, 32, 0, 0, kCp, kCounter, kKept>>("lookback-staged-cpasync-t128-i32",
+                                                                  "128 threads x 32 int32 via cp.async"),
+      config_variant<Tuning<128, 48, 0, 0, kCp, kCounter, kKept>>("lookback-staged-cpasync-t128-i48",
+                                                                  "128 threads x 48 int32 via cp.async"),
+      config_variant<Tuning<128, 48, 0, 0, kBulk, kCounter, kKept>>("lookback-staged-bulk-t128-i48",
+                                                                    "sm_90+: 128 x 48 int32 via bulk copies"),
+      config_variant<Tuning<64, 96, 0, 0, kCp, kCounter, kKept>>("lookback-staged-cpasync-t64-i96",
+                                                                 "64 threads x 96 int32 via cp.async"),
+      config_variant<Tuning<32, 128, 0, 0, kCp, kCounter, kKept>>("lookback-staged-cpasync-t32-i128",
+                                                                  "32 threads x 128 int32 via cp.async"),
+      config_variant<Tuning<128, 48, 0, 0, kCp, kIndex, kKept>>("lookback-staged-cpasync-t128-i48-blockidx",
+                                                                "staged t128-i48 with tile = blockIdx.x"),
+      // 2. Rows in registers on top (hybrids), offsets kept.
+      config_variant<Tuning<128, 48, 8, 0, kCp, kCounter, kKept>>("lookback-hybrid-cpasync-t128-s48-r8",
+                                                                  "128 x (48 via cp.async + 8 in registers)"),
+      config_variant<Tuning<128, 48, 16, 0, kCp, kCounter, kKept>>("lookback-hybrid-cpasync-t128-s48-r16",
+                                                                   "128 x (48 via cp.async + 16 in registers)"),
+      // 3. Pass 2 scans the rows again: registers hold data only.
+      config_variant<Tuning<128, 48, 0, 9>>("lookback-rescan-cpasync-t128-i48",
+                                            "staged t128-i48, offsets recomputed in pass 2, 9 blocks/SM"),
+      config_variant<Tuning<128, 48, 16, 9>>("lookback-rescan-hybrid-cpasync-t128-s48-r16",
+                                             "128 x (48 via cp.async + 16 in registers), 9 blocks/SM"),
+      config_variant<Tuning<128, 48, 24, 9>>("lookback-rescan-hybrid-cpasync-t128-s48-r24",
+                                             "128 x (48 via cp.async + 24 in registers), 9 blocks/SM"),
+      config_variant<Tuning<128, 48, 32, 9>>("lookback-rescan-hybrid-cpasync-t128-s48-r32",
+                                             "128 x (48 via cp.async + 32 in registers), 9 blocks/SM"),
+      config_variant<Tuning<128, 48, 40, 8>>("lookback-rescan-hybrid-cpasync-t128-s48-r40",
+                                             "128 x (48 via cp.async + 40 in registers), 8 blocks/SM"),
+      config_variant<Tuning<128, 40, 24, 10>>("lookback-rescan-hybrid-cpasync-t128-s40-r24",
+                                              "128 x (40 via cp.async + 24 in registers), 10 blocks/SM"),
+      config_variant<Tuning<128, 48, 32, 9, kBulk>>("lookback-rescan-hybrid-bulk-t128-s48-r32",
+                                                    "sm_90+: 128 x (48 via bulk copies + 32 in registers)"),
+      config_variant<Tuning<128, 48, 32, 9, kCp, kIndex>>("lookback-rescan-hybrid-cpasync-t128-s48-r32-blockidx",
+                                                          "rescan t128-s48-r32 with tile = blockIdx.x"),
+      // 4. Block sizes, 48 + 32 items per thread, as many blocks per SM as registers and shared memory allow.
+      config_variant<Tuning<64, 48, 32, 18>>("lookback-rescan-hybrid-cpasync-t64-s48-r32",
+                                             "64 x (48 + 32), 17 blocks/SM (shared memory)"),
+      config_variant<Tuning<96, 48, 32, 12>>("lookback-rescan-hybrid-cpasync-t96-s48-r32",
+                                             "96 x (48 + 32), 11 blocks/SM (shared memory)"),
+      config_variant<Tuning<160, 48, 32, 7>>("lookback-rescan-hybrid-cpasync-t160-s48-r32",
+                                             "160 x (48 + 32), 7 blocks/SM"),
+      config_variant<Tuning<224, 48, 32, 5>>("lookback-rescan-hybrid-cpasync-t224-s48-r32",
+                                             "224 x (48 + 32), 5 blocks/SM"),
+      config_variant<Tuning<256, 48, 32, 4>>("lookback-rescan-hybrid-cpasync-t256-s48-r32",
+                                             "256 x (48 + 32), 4 blocks/SM"),
+      config_variant<Tuning<160, 48, 32, 7, kCp, kIndex>>("lookback-rescan-hybrid-cpasync-t160-s48-r32-blockidx",
+                                                          "rescan t160-s48-r32 with tile = blockIdx.x"),
+      config_variant<Tuning<192, 48, 32, 6, kCp, kIndex>>("lookback-rescan-hybrid-cpasync-t192-s48-r32-blockidx",
+                                                          "the stage with tile = blockIdx.x (CUB's choice)"),
+      // 5. The look-back's backoff (the default: 64 ns, doubling up to 512 ns).
+      config_variant<Tuning<128, 48, 32, 9, kCp, kCounter, kRescan, Launch::kStreamOrdered, 16, 128>>(
+          "lookback-rescan-hybrid-cpasync-t128-s48-r32-sleep16-128", "rescan t128-s48-r32, backoff 16-128 ns"),
+      config_variant<Tuning<128, 48, 32, 9, kCp, kCounter, kRescan, Launch::kStreamOrdered, 128, 1024>>(
+          "lookback-rescan-hybrid-cpasync-t128-s48-r32-sleep128-1024", "rescan t128-s48-r32, backoff 128-1024 ns"),
+      // 6. Programmatic dependent launch (sm_90+): the scan starts while the status reset is still running.
+      config_variant<Tuning<128, 48, 32, 9, kCp, kCounter, kRescan, Launch::kProgrammatic>>(
+          "lookback-rescan-hybrid-cpasync-t128-s48-r32-pdl",
+          "rescan t128-s48-r32, launched to overlap the status reset (waits before taking a tile)"),
+      config_variant<Tuning<128, 48, 32, 9, kCp, kIndex, kRescan, Launch::kProgrammatic>>(
+          "lookback-rescan-hybrid-cpasync-t128-s48-r32-blockidx-pdl",
+          "the same with tile = blockIdx.x: loads the tile first, waits for the reset before the look-back"),
+  };
+}
+
+tut::ChapterSpec chapter_spec() {
+  return tut::scan::make_scan_chapter("17-scan-lookback-landing-zone",
+                                      "single-pass look-back scan: tiles land in shared memory, rows in registers",
+                                      landing_zone_variants());
+}
+
+#ifndef TUT_CHAPTER_NO_MAIN
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, chapter_spec()); }
+#endif

@@ -1,0 +1,572 @@
+// Chapter 17: the decoupled look-back scan of chapter 16, with the tile landing in shared memory.
+// Same algorithm (Merrill and Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back",
+// NVIDIA 2016) and the same one-tile-per-block kernel; what changes is where the loads land:
+//   - in chapter 16 every loaded element holds a register until it is stored, so registers cap the blocks
+//     per SM (4 of 256 x 32) and with them the bytes of loads an SM can have in flight;
+//   - here most of each thread's vectors land in shared memory (cp.async, or one bulk copy per warp segment
+//     on sm_90+), a second landing zone of about the same size, and the rest in registers on top;
+//   - pass 1 only sums; pass 2 reads the tile again and scans it row by row, so registers hold data, not
+//     per-vector offsets (Offsets::kRecomputed), and 6 blocks of 192 threads fit per SM.
+//
+//   init_tile_status_kernel    reset the tile counter and every tile's status word to X
+//   scan_tiles_kernel<Tuning>  <<<tiles, BlockThreads, staged bytes>>>  take a tile, stage it, sum it,
+//                              look back (warp 0), publish, scan it again from shared memory, store as int4
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cuda/atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "cuda_check.cuh"
+
+namespace scan_lookback_landing_zone {
+
+constexpr int kWarpSize = 32;
+constexpr int kVectorItems = 4;  // int32 per int4
+constexpr unsigned kFullMask = 0xffffffffu;
+constexpr int kInitThreads = 256;     // threads per block of the status-reset kernel
+constexpr int kMaxInitBlocks = 1024;  // it loops over the status words beyond this many blocks
+
+enum class TileOrder {
+  kAtomicCounter,  // tiles in the order blocks start (an atomic counter): deadlock-free by construction
+  kBlockIndex,     // tile = blockIdx.x, as CUB does: relies on blocks being dispatched in index order
+};
+// kCpAsync (sm_80+): each thread copies its own 16-byte vectors global -> shared without a register;
+// kBulkCopy (sm_90+): one cp.async.bulk (TMA) per warp segment, an mbarrier counts the bytes landing.
+enum class Staging { kCpAsync, kBulkCopy };
+// kKept: pass 1 keeps each vector's offset in a register for pass 2; kRecomputed: pass 1 only sums, pass 2
+// scans the rows again (5 more shuffles per row, fewer registers).
+enum class Offsets { kKept, kRecomputed };
+// kProgrammatic (sm_90+): programmatic dependent launch, the scan may overlap the status reset.
+enum class Launch { kStreamOrdered, kProgrammatic };
+
+// One configuration. Each thread owns StagedItems int32 in shared memory and RegisterItems in registers
+// (the tile is BlockThreads * (StagedItems + RegisterItems)); MinBlocksPerSM > 0 asks the compiler to fit that
+// many blocks per SM in registers (__launch_bounds__). The look-back sleeps FirstSleepNs, doubling up to
+// MaxSleepNs, while a predecessor is not ready.
+template <int BlockThreads, int StagedItems, int RegisterItems, int MinBlocksPerSM,
+          Staging Stage = Staging::kCpAsync, TileOrder Order = TileOrder::kAtomicCounter,
+          Offsets Offset = Offsets::kRecomputed, Launch LaunchMode = Launch::kStreamOrdered,
+          int FirstSleepNs = 64, int MaxSleepNs = 512>
+struct Tuning {
+  static constexpr int kBlockThreads = BlockThreads;
+  static constexpr int kItemsPerThread = StagedItems + RegisterItems;
+  static constexpr int kVectorsPerThread = kItemsPerThread / kVectorItems;
+  static constexpr int kStagedVectors = StagedItems / kVectorItems;      // rows 0 .. kStagedVectors-1: shared
+  static constexpr int kRegisterVectors = RegisterItems / kVectorItems;  // the rows after them: registers
+  static constexpr int kWarps = BlockThreads / kWarpSize;
+  static constexpr int kWarpItems = kWarpSize * kItemsPerThread;  // one warp's contiguous segment
+  static constexpr int kTileItems = BlockThreads * kItemsPerThread;
+  static constexpr int kWarpStagedBytes = kWarpSize * StagedItems * static_cast<int>(sizeof(std::uint32_t));
+  static constexpr int kStagedBytes = BlockThreads / kWarpSize * kWarpStagedBytes;  // dynamic shared memory
+  static constexpr int kMinBlocksPerSM = MinBlocksPerSM;
+  static constexpr Staging kStaging = Stage;
+  static constexpr TileOrder kOrder = Order;
+  static constexpr Offsets kOffsets = Offset;
+  static constexpr Launch kLaunch = LaunchMode;
+  static constexpr int kFirstSleepNs = FirstSleepNs;
+  static constexpr int kMaxSleepNs = MaxSleepNs;
+  static_assert(BlockThreads % kWarpSize == 0 && BlockThreads >= kWarpSize && BlockThreads <= 1024,
+                "a block is 1 to 32 whole warps");
+  static_assert(StagedItems > 0 && StagedItems % kVectorItems == 0 && RegisterItems % kVectorItems == 0,
+                "whole int4 vectors in shared memory (at least one) and in registers");
+  static_assert(kStagedBytes <= 64 * 1024, "a tile that leaves room for more than one block per SM");
+  static_assert(FirstSleepNs > 0 && FirstSleepNs <= MaxSleepNs, "a sensible backoff");
+};
+
+// The stage's configuration: 192 threads x (48 int32 in shared memory + 32 in registers) = 15,360-element
+// (60 KiB) tiles, 6 blocks per SM: 360 KiB of loads in flight per SM. main.cu's on-demand variants are the
+// other configurations measured.
+using DefaultTuning = Tuning<192, 48, 32, 6>;
+
+// ---- Tile status words (as in chapter 15) ---------------------------------------------------------------
+//   X (invalid)   not published yet                 -> wait
+//   A (aggregate) value = this tile's sum            -> add, keep looking back
+//   P (inclusive) value = sum up to this tile's end  -> add, stop
+using StatusWord = unsigned long long;
+enum TileFlag : std::uint32_t { kInvalid = 0, kAggregate = 1, kInclusive = 2 };
+
+__host__ __device__ constexpr StatusWord make_status(std::uint32_t flag, std::uint32_t value) {
+  return (static_cast<StatusWord>(flag) << 32) | value;
+}
+__device__ __forceinline__ std::uint32_t status_flag(StatusWord word) {
+  return static_cast<std::uint32_t>(word >> 32);
+}
+__device__ __forceinline__ std::uint32_t status_value(StatusWord word) {
+  return static_cast<std::uint32_t>(word);
+}
+
+// Relaxed device-scope atomics (chapter 16): flag and value arrive together in one 64-bit access.
+using StatusRef = cuda::atomic_ref<StatusWord, cuda::thread_scope_device>;
+
+__device__ __forceinline__ void publish_status(StatusWord* status, std::int64_t tile, std::uint32_t flag,
+                                               std::uint32_t value) {
+  StatusRef(status[tile]).store(make_status(flag, value), cuda::memory_order_relaxed);
+}
+__device__ __forceinline__ StatusWord read_status(StatusWord* status, std::int64_t tile) {
+  return StatusRef(status[tile]).load(cuda::memory_order_relaxed);
+}
+
+// ---- Workspace: the tile counter, then one status word per tile ---------------------------------------
+constexpr std::size_t kStatusOffset = 128;  // the counter keeps a 128-byte line of its own
+
+template <class T>
+inline std::size_t tile_count(std::size_t n) {
+  return (n + T::kTileItems - 1) / T::kTileItems;
+}
+
+template <class T>
+inline std::size_t workspace_bytes_for(std::size_t n) {
+  return kStatusOffset + tile_count<T>(n) * sizeof(StatusWord);
+}
+
+// ---- Moving the data: the landing zone in shared memory ---------------------------------------------------
+// Each warp owns a contiguous segment, vector-striped as in chapter 16 (row r is 32 int4 vectors, lane l
+// holds vector r * 32 + l). Rows 0 .. kStagedVectors-1 land in the warp's part of shared memory in that
+// layout (each thread reads back only the vectors it copied itself: no barrier guards them); the rows
+// after them land in registers.
+__device__ __forceinline__ std::uint32_t shared_address(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// One 16-byte global-to-shared copy that does not pass through registers (cp.async.cg: cached in L2 only).
+__device__ __forceinline__ void copy_vector_async(uint4* destination, const uint4* source) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(shared_address(destination)), "l"(source)
+               : "memory");
+#else
+  *destination = *source;  // below sm_80: through a register
+#endif
+}
+// Waits until all of this thread's cp.async copies have landed (they are then visible to this thread).
+__device__ __forceinline__ void wait_own_async_copies() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+}
+
+// Bulk copies (PTX ISA 8.0, sm_90+; called only where __CUDA_ARCH__ >= 900), one instruction per function:
+// init; make the init visible to the copy engine (the async proxy); the phase's one arrival, announcing the
+// bytes the copy engine will deliver before the phase completes; wait; copy.
+__device__ __forceinline__ void mbarrier_init(std::uint64_t* barrier, unsigned arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(barrier)), "r"(arrivals) : "memory");
+}
+__device__ __forceinline__ void fence_mbarrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(std::uint64_t* barrier, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(barrier)), "r"(bytes)
+               : "memory");
+}
+// True once the phase with this parity has completed (acquire: the copied bytes are then visible).
+__device__ __forceinline__ bool mbarrier_try_wait_parity(std::uint64_t* barrier, unsigned parity) {
+  std::uint32_t done;
+  asm volatile(
+      "{\n\t"
+      ".reg .pred complete;\n\t"
+      "mbarrier.try_wait.parity.shared::cta.b64 complete, [%1], %2;\n\t"
+      "selp.u32 %0, 1, 0, complete;\n\t"
+      "}"
+      : "=r"(done)
+      : "r"(shared_address(barrier)), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+// Copies `bytes` (a multiple of 16, both addresses 16-byte aligned) from global to shared memory; the
+// mbarrier's transaction count drops by the bytes as they land.
+__device__ __forceinline__ void bulk_copy_global_to_shared(void* destination, const void* source, unsigned bytes,
+                                                           std::uint64_t* barrier) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+          shared_address(destination)),
+      "l"(source), "r"(bytes), "r"(shared_address(barrier))
+      : "memory");
+}
+
+// One vector, element by element with zeros past n (the last tile, misaligned buffers).
+__device__ __forceinline__ uint4 load_vector_guarded(const std::uint32_t* in, std::int64_t first, std::int64_t n) {
+  std::uint32_t e[kVectorItems];
+#pragma unroll
+  for (int c = 0; c < kVectorItems; ++c) e[c] = first + c < n ? in[first + c] : 0u;
+  return make_uint4(e[0], e[1], e[2], e[3]);
+}
+
+// ---- Scanning in registers ---------------------------------------------------------------------------------
+// One Kogge-Stone step, predicated (chapter 12): shfl.sync.up yields the value of lane - d and the
+// predicate lane >= d, which guards the add. add.u32 wraps on overflow like the CPU reference.
+__device__ __forceinline__ std::uint32_t shfl_up_add(std::uint32_t val, int d) {
+  std::uint32_t result;
+  asm volatile(
+      "{\n\t"
+      ".reg .u32 left;\n\t"
+      ".reg .pred has_left;\n\t"
+      "shfl.sync.up.b32 left|has_left, %1, %2, 0, %3;\n\t"
+      "@has_left add.u32 left, left, %1;\n\t"
+      "mov.u32 %0, left;\n\t"
+      "}"
+      : "=r"(result)
+      : "r"(val), "r"(d), "r"(kFullMask));
+  return result;
+}
+
+// Inclusive scan of one value per lane across the warp, in registers.
+__device__ __forceinline__ std::uint32_t scan_warp(std::uint32_t val) {
+#pragma unroll
+  for (int d = 1; d < kWarpSize; d *= 2) val = shfl_up_add(val, d);
+  return val;
+}
+
+// Sum over the warp, returned to every lane (butterfly: after five xor-shuffles all lanes agree).
+__device__ __forceinline__ std::uint32_t reduce_warp(std::uint32_t val) {
+#pragma unroll
+  for (int d = kWarpSize / 2; d > 0; d /= 2) val += __shfl_xor_sync(kFullMask, val, d);
+  return val;
+}
+
+// Offsets::kKept's pass 1: the offset of each of this thread's vectors in the warp's segment (the sum of the
+// segment's elements before it); vector_at(r) is the thread's vector of row r. Returns the segment's sum.
+template <class T, class VectorAt>
+__device__ __forceinline__ std::uint32_t segment_vector_offsets(VectorAt vector_at,
+                                                                std::uint32_t (&vector_offset)[T::kVectorsPerThread]) {
+  std::uint32_t row_scan[T::kVectorsPerThread];
+#pragma unroll
+  for (int r = 0; r < T::kVectorsPerThread; ++r) {
+    const uint4 v = vector_at(r);
+    vector_offset[r] = v.x + v.y + v.z + v.w;  // the vector's sum, for now
+    row_scan[r] = vector_offset[r];
+  }
+#pragma unroll
+  for (int d = 1; d < kWarpSize; d *= 2)
+#pragma unroll
+    for (int r = 0; r < T::kVectorsPerThread; ++r) row_scan[r] = shfl_up_add(row_scan[r], d);
+  std::uint32_t rows_before = 0;
+#pragma unroll
+  for (int r = 0; r < T::kVectorsPerThread; ++r) {
+    vector_offset[r] = rows_before + row_scan[r] - vector_offset[r];  // inclusive row scan minus own sum
+    rows_before += __shfl_sync(kFullMask, row_scan[r], kWarpSize - 1);
+  }
+  return rows_before;
+}
+
+// ---- The look-back (chapter 15's, with a backoff) ------------------------------------------------------------
+// The sum of all elements before `tile`, called by all 32 lanes of one warp: read the 32 nearest
+// predecessors' words at once; while any is X, sleep (doubling) and read again; then the nearest P (ballot)
+// and the aggregates after it, or all 32 aggregates and the next window back.
+template <class T>
+__device__ __forceinline__ std::uint32_t look_back(StatusWord* status, std::int64_t tile) {
+  const int lane = threadIdx.x % kWarpSize;
+  std::uint32_t exclusive_prefix = 0;
+  for (std::int64_t window_end = tile;; window_end -= kWarpSize) {
+    const std::int64_t predecessor = window_end - kWarpSize + lane;
+    StatusWord word = predecessor >= 0 ? read_status(status, predecessor) : make_status(kInclusive, 0);
+    unsigned sleep_ns = T::kFirstSleepNs;
+    while (__any_sync(kFullMask, status_flag(word) == kInvalid)) {
+      __nanosleep(sleep_ns);  // a waiting block leaves L2 to the tiles that are still loading
+      sleep_ns = sleep_ns * 2 < static_cast<unsigned>(T::kMaxSleepNs) ? sleep_ns * 2 : T::kMaxSleepNs;
+      if (predecessor >= 0) word = read_status(status, predecessor);
+    }
+    const unsigned inclusive_lanes = __ballot_sync(kFullMask, status_flag(word) == kInclusive);
+    const int nearest = inclusive_lanes != 0 ? kWarpSize - 1 - __clz(static_cast<int>(inclusive_lanes)) : 0;
+    exclusive_prefix += reduce_warp(lane >= nearest ? status_value(word) : 0u);
+    if (inclusive_lanes != 0) return exclusive_prefix;
+  }
+}
+
+// ---- One tile's block-wide steps ----------------------------------------------------------------------------
+template <class T>
+struct TileScanShared {
+  std::uint32_t warp_aggregates[T::kWarps];
+  std::uint32_t exclusive_prefix;
+};
+
+struct TileOffsets {
+  std::uint32_t tile_aggregate;  // the sum of the whole tile
+  std::uint32_t segment_offset;  // the sum of the tile's elements before this warp's segment
+};
+
+// Given each warp's segment sum, the warp's offset in the tile and the tile's sum (one barrier).
+template <class T>
+__device__ __forceinline__ TileOffsets scan_warp_sums(std::uint32_t segment_sum, TileScanShared<T>& shared) {
+  const int lane = threadIdx.x % kWarpSize;
+  const int warp = threadIdx.x / kWarpSize;
+  if (lane == 0) shared.warp_aggregates[warp] = segment_sum;
+  __syncthreads();
+  // Every warp scans the (at most 32) warp sums itself: its own offset in the tile and the tile's sum, with
+  // no second barrier.
+  const std::uint32_t warp_sum = lane < T::kWarps ? shared.warp_aggregates[lane] : 0u;
+  const std::uint32_t warp_sums_scanned = scan_warp(warp_sum);
+  return {__shfl_sync(kFullMask, warp_sums_scanned, T::kWarps - 1),
+          __shfl_sync(kFullMask, warp_sums_scanned - warp_sum, warp)};
+}
+
+// Warp 0 publishes the aggregate at once, looks back, publishes the inclusive prefix; returns the sum of
+// everything before the tile to every thread. Contains one barrier (the other warps wait at it). carry_in is
+// added to tile 0's prefix, and so to every output (a scan that continues an earlier one).
+template <class T>
+__device__ __forceinline__ std::uint32_t tile_exclusive_prefix(StatusWord* status, std::int64_t tile,
+                                                               std::uint32_t tile_aggregate, std::uint32_t carry_in,
+                                                               TileScanShared<T>& shared) {
+  const int lane = threadIdx.x % kWarpSize;
+  if (threadIdx.x / kWarpSize == 0) {
+    std::uint32_t exclusive_prefix = carry_in;
+    if (tile == 0) {
+      if (lane == 0) publish_status(status, tile, kInclusive, carry_in + tile_aggregate);
+    } else {
+      if (lane == 0) publish_status(status, tile, kAggregate, tile_aggregate);
+      exclusive_prefix = look_back<T>(status, tile);
+      if (lane == 0) publish_status(status, tile, kInclusive, exclusive_prefix + tile_aggregate);
+    }
+    if (lane == 0) shared.exclusive_prefix = exclusive_prefix;
+  }
+  __syncthreads();
+  return shared.exclusive_prefix;
+}
+
+// ---- Programmatic dependent launch (sm_90+) ----------------------------------------------------------------
+// Launched with cudaLaunchAttributeProgrammaticStreamSerialization, the scan may start once every block of the
+// status reset has executed launch_dependents; until griddepcontrol.wait returns (the reset has finished and
+// its writes are visible) it must not touch the workspace. No-ops for a kernel launched normally.
+__device__ __forceinline__ void allow_dependent_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void wait_for_previous_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+// ---- Kernels ----------------------------------------------------------------------------------------------
+// Resets the counter and every status word to X before each scan (as in chapter 15). It lets a
+// programmatically launched scan start at once: the scan waits for it to finish before using the workspace.
+__global__ void init_tile_status_kernel(unsigned* tile_counter, StatusWord* status, std::int64_t tiles) {
+  allow_dependent_launch();
+  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t t = first; t < tiles; t += stride) status[t] = make_status(kInvalid, 0);
+  if (first == 0) *tile_counter = 0;
+}
+
+// The blocks per SM that __launch_bounds__ asks registers for: none below sm_80, whose SMs hold only 1024
+// threads, where the shapes tuned for 9 blocks of 128 cannot fit.
+__host__ __device__ constexpr int min_blocks_per_sm(int wanted) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  return static_cast<void>(wanted), 0;
+#else
+  return wanted;
+#endif
+}
+
+// One tile per block; the grid has exactly as many blocks as tiles. vector_io: both buffers are 16-byte
+// aligned, so full tiles use cp.async / bulk copies and int4 stores.
+template <class T>
+__global__ __launch_bounds__(T::kBlockThreads, min_blocks_per_sm(T::kMinBlocksPerSM)) void scan_tiles_kernel(
+    const std::uint32_t* in, std::uint32_t* out, std::int64_t n, bool vector_io, std::uint32_t carry_in,
+    unsigned* tile_counter, StatusWord* status) {
+  extern __shared__ uint4 staged_vectors[];  // every warp's staged rows (dynamic shared memory)
+  __shared__ std::uint64_t tile_landed;     // kBulkCopy: completes when the tile's bytes have all landed
+  __shared__ TileScanShared<T> shared;
+  __shared__ unsigned tile_shared;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr bool kBulk = T::kStaging == Staging::kBulkCopy;
+#else
+  constexpr bool kBulk = false;  // below sm_90 the bulk-copy shapes stage with cp.async
+#endif
+  constexpr int kStagedRowsPerWarp = kWarpSize * T::kStagedVectors;  // vectors
+  const int lane = threadIdx.x % kWarpSize;
+  const int warp = threadIdx.x / kWarpSize;
+  const auto is_full = [&](std::int64_t tile) { return vector_io && (tile + 1) * T::kTileItems <= n; };
+  // kProgrammatic: the counter and the status words belong to the status reset until it has finished. With
+  // the counter the wait comes first; with blockIdx.x only the look-back needs them, so it waits there.
+  constexpr bool kProgrammatic = T::kLaunch == Launch::kProgrammatic;
+  if constexpr (kProgrammatic && T::kOrder == TileOrder::kAtomicCounter) wait_for_previous_kernel();
+
+  // 1. The tile; with bulk copies, the thread that learns it starts every warp segment's copy at once.
+  if (threadIdx.x == 0) {
+    const std::int64_t tile = T::kOrder == TileOrder::kAtomicCounter ? atomicAdd(tile_counter, 1u) : blockIdx.x;
+    tile_shared = static_cast<unsigned>(tile);
+    if constexpr (kBulk) {
+      if (is_full(tile)) {
+        mbarrier_init(&tile_landed, 1);
+        fence_mbarrier_init();
+        mbarrier_arrive_expect_tx(&tile_landed, T::kStagedBytes);
+        for (int w = 0; w < T::kWarps; ++w)
+          bulk_copy_global_to_shared(staged_vectors + w * kStagedRowsPerWarp,
+                                     in + tile * T::kTileItems + w * T::kWarpItems, T::kWarpStagedBytes,
+                                     &tile_landed);
+      }
+    }
+  }
+  __syncthreads();
+  const std::int64_t tile = tile_shared;  // 64-bit from here on: n may exceed 2^31
+  const std::int64_t segment_begin = tile * T::kTileItems + static_cast<std::int64_t>(warp) * T::kWarpItems;
+  uint4* staged = staged_vectors + warp * kStagedRowsPerWarp;     // row r, this lane: staged[r * 32 + lane]
+  uint4 held[T::kRegisterVectors > 0 ? T::kRegisterVectors : 1];  // row kStagedVectors + r, this lane
+
+  // 2. Land the warp's segment: the staged rows by copies that bypass registers, the register rows by
+  //    ordinary int4 loads issued before the wait, so that both are in flight together.
+  const bool full = is_full(tile);
+  if (full) {
+    const uint4* source = reinterpret_cast<const uint4*>(in + segment_begin) + lane;
+    if constexpr (!kBulk) {
+#pragma unroll
+      for (int r = 0; r < T::kStagedVectors; ++r)
+        copy_vector_async(staged + r * kWarpSize + lane, source + r * kWarpSize);
+    }
+#pragma unroll
+    for (int r = 0; r < T::kRegisterVectors; ++r) held[r] = source[(T::kStagedVectors + r) * kWarpSize];
+    if constexpr (kBulk) {
+      while (!mbarrier_try_wait_parity(&tile_landed, 0)) {
+      }
+    } else {
+      wait_own_async_copies();
+    }
+  } else {  // the last tile or misaligned buffers: element by element, zeros past the end
+#pragma unroll
+    for (int r = 0; r < T::kVectorsPerThread; ++r) {
+      const std::int64_t first = segment_begin + static_cast<std::int64_t>(r * kWarpSize + lane) * kVectorItems;
+      const uint4 v = load_vector_guarded(in, first, n);
+      if (r < T::kStagedVectors) staged[r * kWarpSize + lane] = v;
+      else held[r - T::kStagedVectors] = v;
+    }
+  }
+  const auto vector_at = [&](int r) {
+    return r < T::kStagedVectors ? staged[r * kWarpSize + lane] : held[r - T::kStagedVectors];
+  };
+
+  // 3. Pass 1: the segment's sum, then the warps' sums (one barrier).
+  std::uint32_t vector_offset[T::kOffsets == Offsets::kKept ? T::kVectorsPerThread : 1];
+  std::uint32_t segment_sum = 0;
+  if constexpr (T::kOffsets == Offsets::kKept) {
+    segment_sum = segment_vector_offsets<T>(vector_at, vector_offset);
+  } else {
+#pragma unroll
+    for (int r = 0; r < T::kVectorsPerThread; ++r) {
+      const uint4 x = vector_at(r);
+      segment_sum += x.x + x.y + x.z + x.w;
+    }
+    segment_sum = reduce_warp(segment_sum);
+  }
+  const TileOffsets offsets = scan_warp_sums<T>(segment_sum, shared);
+
+  // 4. Warp 0 looks back while the other warps wait (one barrier).
+  if constexpr (kProgrammatic && T::kOrder == TileOrder::kBlockIndex) wait_for_previous_kernel();
+  const std::uint32_t exclusive_prefix =
+      tile_exclusive_prefix<T>(status, tile, offsets.tile_aggregate, carry_in, shared);
+  const std::uint32_t base = exclusive_prefix + offsets.segment_offset;
+
+  // 5. Pass 2: scan each vector (again), add everything before it, store.
+  std::uint32_t rows_before = 0;  // kRecomputed: the sum of the segment's rows above row r
+#pragma unroll
+  for (int r = 0; r < T::kVectorsPerThread; ++r) {
+    const int v = r * kWarpSize + lane;
+    uint4 x = vector_at(r);
+    if constexpr (T::kOffsets == Offsets::kKept) {
+      x.x += base + vector_offset[r];
+      x.y += x.x;
+      x.z += x.y;
+      x.w += x.z;
+    } else {  // the vector's own scan first: its sum (x.w) feeds the row's scan
+      x.y += x.x;
+      x.z += x.y;
+      x.w += x.z;
+      const std::uint32_t row_inclusive = scan_warp(x.w);
+      std::uint32_t before = rows_before + row_inclusive - x.w;  // the segment's elements before the vector
+      rows_before += __shfl_sync(kFullMask, row_inclusive, kWarpSize - 1);
+      before += base;
+      x = make_uint4(x.x + before, x.y + before, x.z + before, x.w + before);
+    }
+    if (full) {
+      reinterpret_cast<uint4*>(out + segment_begin)[v] = x;
+    } else {
+      const std::uint32_t scanned[kVectorItems] = {x.x, x.y, x.z, x.w};
+#pragma unroll
+      for (int c = 0; c < kVectorItems; ++c)
+        if (segment_begin + v * kVectorItems + c < n) out[segment_begin + v * kVectorItems + c] = scanned[c];
+    }
+  }
+}
+
+// Enqueues the reset of the tile counter and of the status words of `tiles` tiles.
+inline void launch_init_tile_status(unsigned* tile_counter, StatusWord* status, std::size_t tiles,
+                                    cudaStream_t stream) {
+  const std::size_t init_blocks_needed = (tiles + kInitThreads - 1) / kInitThreads;
+  const unsigned init_blocks = static_cast<unsigned>(
+      init_blocks_needed < static_cast<std::size_t>(kMaxInitBlocks) ? init_blocks_needed : kMaxInitBlocks);
+  init_tile_status_kernel<<<init_blocks, kInitThreads, 0, stream>>>(tile_counter, status,
+                                                                    static_cast<std::int64_t>(tiles));
+  TUT_CHECK_LAUNCH();
+}
+
+// The workspace of n elements, split into the tile counter and the status words.
+inline unsigned* workspace_tile_counter(void* d_workspace) { return static_cast<unsigned*>(d_workspace); }
+inline StatusWord* workspace_status(void* d_workspace) {
+  return reinterpret_cast<StatusWord*>(static_cast<unsigned char*>(d_workspace) + kStatusOffset);
+}
+
+// True when both buffers are 16-byte aligned (int4, cp.async of 16 bytes and bulk copies need it).
+inline bool vector_aligned(const void* d_in, const void* d_out) {
+  return ((reinterpret_cast<std::uintptr_t>(d_in) | reinterpret_cast<std::uintptr_t>(d_out)) % sizeof(uint4)) == 0;
+}
+
+// Once per device and tuning: opt in to the dynamic shared memory above 48 KiB, and ask for the largest
+// shared-memory share of the L1/shared split, so that shared memory does not cap the blocks per SM. Returns
+// whether the GPU takes programmatic dependent launch (sm_90+). (The cache is not thread-safe: one host
+// thread drives the GPU in this tutorial.)
+template <class T>
+inline bool prepare_launch() {
+  static int planned_device = -1;
+  static bool supported = false;
+  int device = 0;
+  TUT_CUDA_CHECK(cudaGetDevice(&device));
+  if (planned_device != device) {
+    TUT_CUDA_CHECK(cudaFuncSetAttribute(scan_tiles_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        T::kStagedBytes));
+    TUT_CUDA_CHECK(cudaFuncSetAttribute(scan_tiles_kernel<T>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                        static_cast<int>(cudaSharedmemCarveoutMaxShared)));
+    int major = 0;
+    TUT_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    supported = major >= 9;
+    planned_device = device;
+  }
+  return supported;
+}
+
+// Enqueues the inclusive scan of n int32 with tuning T: a reset of the tile status, then one kernel.
+// carry_in is added to every output (two's-complement wrap-around, like the sums).
+template <class T>
+inline void inclusive_scan_with(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace,
+                                cudaStream_t stream, std::int32_t carry_in = 0) {
+  if (n == 0) return;
+  const bool programmatic = T::kLaunch == Launch::kProgrammatic && prepare_launch<T>();
+  const std::size_t tiles = tile_count<T>(n);  // < 2^31 for any n that fits in a GPU's memory
+  launch_init_tile_status(workspace_tile_counter(d_workspace), workspace_status(d_workspace), tiles, stream);
+  cudaLaunchAttribute attribute;
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(tiles));
+  config.blockDim = dim3(T::kBlockThreads);
+  config.dynamicSmemBytes = T::kStagedBytes;
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = programmatic ? 1 : 0;
+  // int32_t and uint32_t may alias each other, so the kernel works on the caller's arrays as uint32.
+  TUT_CUDA_CHECK(cudaLaunchKernelEx(&config, scan_tiles_kernel<T>, reinterpret_cast<const std::uint32_t*>(d_in),
+                                    reinterpret_cast<std::uint32_t*>(d_out), static_cast<std::int64_t>(n),
+                                    vector_aligned(d_in, d_out), static_cast<std::uint32_t>(carry_in),
+                                    workspace_tile_counter(d_workspace), workspace_status(d_workspace)));
+}
+
+// The stage's entry points, with DefaultTuning.
+inline std::size_t workspace_bytes(std::size_t n) { return workspace_bytes_for<DefaultTuning>(n); }
+
+inline void inclusive_scan(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace,
+                           cudaStream_t stream, std::int32_t carry_in = 0) {
+  inclusive_scan_with<DefaultTuning>(d_in, d_out, n, d_workspace, stream, carry_in);
+}
+
+}  // namespace scan_lookback_landing_zone

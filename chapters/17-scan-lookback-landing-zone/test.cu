@@ -1,0 +1,142 @@
+// GPU tests for chapter 17: the scan-chapter tests for the stage and every on-demand configuration, plus sizes
+// at each configuration's tile boundaries, repeated runs on one workspace, buffers that are not 16-byte
+// aligned (the element-by-element path) and the carry-in of the stage's launcher.
+#define TUT_CHAPTER_NO_MAIN
+#include "main.cu"
+
+#include "lookback_testing.cuh"  // chapter 15's helpers (the include path is set in meson.build)
+#include "scan_testing.cuh"
+
+#include <string>
+#include <vector>
+
+namespace {
+
+// The scan chapters' sizes (scan_testing.cuh), split: below 2^28 for every variant; 2^28, 2^30 + 1025 and
+// 2^31 + 1025 (seconds of CPU checking each) for one configuration per code path: cp.async with rows in
+// registers and the rescan (the stage), the whole tile staged with offsets kept, bulk copies, and tile =
+// blockIdx.x with programmatic launch. The index arithmetic is the same code for every shape.
+std::vector<std::uint64_t> sizes_where(bool large) {
+  std::vector<std::uint64_t> sizes = tut::scan::scan_test_sizes();
+  for (std::uint64_t n : tut::scan::scan_test_sizes_64bit()) sizes.push_back(n);
+  std::vector<std::uint64_t> chosen;
+  for (std::uint64_t n : sizes)
+    if ((n >= (std::uint64_t{1} << 28)) == large) chosen.push_back(n);
+  return chosen;
+}
+
+const std::vector<std::string> kOneConfigPerPath = {
+    "scan-lookback-landing-zone", "lookback-staged-cpasync-t128-i48", "lookback-rescan-hybrid-bulk-t128-s48-r32",
+    "lookback-rescan-hybrid-cpasync-t128-s48-r32-blockidx-pdl", "cub"};
+
+// Every variant's tile (threads x (staged + register items)), to test the sizes around it for the variants
+// that have it.
+struct TileOf {
+  std::uint64_t tile;
+  std::vector<std::string> variants;
+};
+const std::vector<TileOf> kTiles = {
+    {4096, {"lookback-staged-cpasync-t128-i32", "lookback-staged-cpasync-t32-i128"}},
+    {5120, {"lookback-rescan-hybrid-cpasync-t64-s48-r32"}},
+    {6144,
+     {"lookback-staged-cpasync-t128-i48", "lookback-staged-bulk-t128-i48", "lookback-staged-cpasync-t64-i96",
+      "lookback-staged-cpasync-t128-i48-blockidx", "lookback-rescan-cpasync-t128-i48"}},
+    {7168, {"lookback-hybrid-cpasync-t128-s48-r8"}},
+    {7680, {"lookback-rescan-hybrid-cpasync-t96-s48-r32"}},
+    {8192,
+     {"lookback-staged-cpasync-t256-i32", "lookback-staged-bulk-t256-i32", "lookback-hybrid-cpasync-t128-s48-r16",
+      "lookback-rescan-hybrid-cpasync-t128-s48-r16", "lookback-rescan-hybrid-cpasync-t128-s40-r24"}},
+    {9216, {"lookback-rescan-hybrid-cpasync-t128-s48-r24"}},
+    {10240,
+     {"lookback-rescan-hybrid-cpasync-t128-s48-r32", "lookback-rescan-hybrid-bulk-t128-s48-r32",
+      "lookback-rescan-hybrid-cpasync-t128-s48-r32-blockidx", "lookback-rescan-hybrid-cpasync-t128-s48-r32-sleep16-128",
+      "lookback-rescan-hybrid-cpasync-t128-s48-r32-sleep128-1024", "lookback-rescan-hybrid-cpasync-t128-s48-r32-pdl",
+      "lookback-rescan-hybrid-cpasync-t128-s48-r32-blockidx-pdl"}},
+    {11264, {"lookback-rescan-hybrid-cpasync-t128-s48-r40"}},
+    {12800, {"lookback-rescan-hybrid-cpasync-t160-s48-r32", "lookback-rescan-hybrid-cpasync-t160-s48-r32-blockidx"}},
+    {15360, {"scan-lookback-landing-zone", "lookback-rescan-hybrid-cpasync-t192-s48-r32-blockidx"}},
+    {17920, {"lookback-rescan-hybrid-cpasync-t224-s48-r32"}},
+    {20480, {"lookback-rescan-hybrid-cpasync-t256-s48-r32"}},
+};
+
+// Sizes for the repeated-run tests: smaller under a sanitizer, which runs kernels tens of times slower.
+std::vector<std::uint64_t> repeated_run_sizes() {
+  if (tut::testing::under_sanitizer()) return {1, 4097, 12 * 15360 + 17};
+  return {1, 4097, 100 * 15360 + 17, (std::uint64_t{1} << 22) + 3};
+}
+
+}  // namespace
+
+TEST_CASE("every variant matches the CPU reference at adversarial sizes below 2^28") {
+  tut::testing::check_all_variants(chapter_spec(), sizes_where(false));
+}
+
+TEST_CASE("one configuration per code path at 2^28, 2^30 + 1025 and 2^31 + 1025 (64-bit indexing)") {
+  tut::testing::check_all_variants(tut::testing::only_variants(chapter_spec(), kOneConfigPerPath), sizes_where(true));
+}
+
+TEST_CASE("17: sizes at the tile boundaries of every configuration") {
+  std::size_t covered = 0;
+  for (const TileOf& t : kTiles) {
+    CAPTURE(t.tile);
+    std::vector<std::string> names = t.variants;
+    names.push_back("cub");
+    covered += t.variants.size();
+    tut::testing::check_all_variants(tut::testing::only_variants(chapter_spec(), names),
+                                     lookback_testing::tile_boundary_sizes(t.tile));
+  }
+  CHECK(covered == landing_zone_variants().size());  // every variant's tile is in the list
+}
+
+TEST_CASE("17: repeated runs on one workspace give the same, correct result") {
+  for (const auto& variant : landing_zone_variants())
+    for (std::uint64_t n : repeated_run_sizes()) lookback_testing::check_repeated_runs(variant, n);
+}
+
+TEST_CASE("17: buffers that are not 16-byte aligned take the element-by-element path") {
+  for (const auto& variant : landing_zone_variants()) lookback_testing::check_repeated_runs(variant, 5 * 8192 + 3, 1);
+  const auto stage = landing_zone_variants().front();
+  for (std::size_t offset : {2u, 3u, 4u}) lookback_testing::check_repeated_runs(stage, 20 * 15360 + 1, offset);
+}
+
+TEST_CASE("17: buffers 16 bytes past a 256-byte boundary keep the cp.async and bulk-copy paths") {
+  // 4 elements = 16 bytes: aligned enough for int4, cp.async and cp.async.bulk, but not for a 128-byte line.
+  const std::uint64_t n = tut::testing::under_sanitizer() ? 12 * 15360 + 4 * 1024 + 12 : 160 * 15360 + 4 * 1024 + 12;
+  for (const auto& variant : landing_zone_variants()) lookback_testing::check_repeated_runs(variant, n, 4);
+}
+
+TEST_CASE("17: n = 0 enqueues nothing") {
+  for (const auto& variant : landing_zone_variants()) {
+    variant.scan(nullptr, nullptr, 0, nullptr, 0);
+    TUT_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+}
+
+// The launcher's carry_in (what a multi-GPU scan passes to continue the scan of the previous device's part) is
+// added to every output, with wrap-around. Tile 0 starts from it, so every look-back carries it.
+TEST_CASE("17: carry_in is added to every output") {
+  tut::require_supported_gpu();
+  namespace lz = scan_lookback_landing_zone;
+  for (std::uint64_t n : {std::uint64_t{1}, std::uint64_t{15360 + 1}, std::uint64_t{40 * 15360 + 17}}) {
+    for (std::int32_t carry : {std::int32_t{0}, std::int32_t{12345}, std::int32_t{-7}, std::int32_t{INT32_MAX}}) {
+      CAPTURE(n);
+      CAPTURE(carry);
+      const std::vector<std::int32_t> host = tut::random_integers<std::int32_t>(n, tut::testing::test_seed() + n);
+      std::vector<std::int32_t> expected(n);
+      tut::scan::cpu_inclusive_scan(host.data(), expected.data(), n);
+      for (auto& e : expected)
+        e = static_cast<std::int32_t>(static_cast<std::uint32_t>(e) + static_cast<std::uint32_t>(carry));
+      tut::DeviceBuffer<std::int32_t> in(host);
+      tut::DeviceBuffer<std::int32_t> out(n);
+      tut::DeviceBuffer<unsigned char> workspace(lz::workspace_bytes(n));
+      for (int run = 0; run < 2; ++run) {  // a poisoned workspace, then the one the first run left
+        out.poison();
+        if (run == 0) workspace.poison();
+        lz::inclusive_scan(in.data(), out.data(), n, workspace.data(), 0, carry);
+        TUT_CUDA_CHECK(cudaDeviceSynchronize());
+        const tut::CheckResult result = tut::compare_exact(expected, out.download());
+        CHECK_MESSAGE(result.ok, result.message());
+      }
+    }
+  }
+}
