@@ -1,10 +1,70 @@
-// GPU tests for chapter 14: the scan against the CPU reference at the adversarial sizes, and the
-// part shapes that decide how many blocks run and whether the tile loop stays uniform.
+// GPU tests for chapter 14: the stage and the tuned scan against the CPU reference at the adversarial sizes
+// (the tuned scan's other shapes below 2^28), buffers that are not 16-byte aligned, and the part shapes that
+// decide how many blocks run and whether the tile loops stay uniform.
 #define TUT_CHAPTER_NO_MAIN
 #include "main.cu"
+
+#include "device.cuh"
+#include "device_buffer.cuh"
 #include "scan_testing.cuh"
 
-TUT_SCAN_CHAPTER_TESTS(chapter_spec())
+#include <vector>
+
+namespace {
+
+// The scan chapters' sizes (scan_testing.cuh), split at 2^28: every variant below, the stage and the tuned
+// scan's default shape above (2^28, 2^30 + 1025 and 2^31 + 1025: seconds of CPU checking each; the other
+// shapes run the same index arithmetic).
+std::vector<std::uint64_t> sizes_where(bool large) {
+  std::vector<std::uint64_t> sizes = tut::scan::scan_test_sizes();
+  for (std::uint64_t n : tut::scan::scan_test_sizes_64bit()) sizes.push_back(n);
+  std::vector<std::uint64_t> chosen;
+  for (std::uint64_t n : sizes)
+    if ((n >= (std::uint64_t{1} << 28)) == large) chosen.push_back(n);
+  return chosen;
+}
+
+}  // namespace
+
+TEST_CASE("every variant matches the CPU reference at adversarial sizes below 2^28") {
+  tut::testing::check_all_variants(chapter_spec(), sizes_where(false));
+}
+
+TEST_CASE("the stage and the tuned scan at 2^28, 2^30 + 1025 and 2^31 + 1025 (64-bit indexing)") {
+  tut::testing::check_all_variants(
+      tut::testing::only_variants(chapter_spec(), {"scan-two-pass", "scan-two-pass-tuned", "cub"}), sizes_where(true));
+}
+
+TEST_CASE("14: the tuned scan at its tile and part boundaries") {
+  // 8192-element tiles: one tile +- 1, and sizes whose last part is one tile or a ragged one.
+  constexpr std::uint64_t kTile = 8192;
+  tut::testing::check_all_variants(
+      tut::testing::only_variants(chapter_spec(), {"scan-two-pass-tuned", "cub"}),
+      {kTile - 1, kTile, kTile + 1, 2 * kTile + 5, 1000 * kTile + 1, 1000 * kTile + kTile / 2, 5000 * kTile + 3});
+}
+
+TEST_CASE("14: buffers that are not 16-byte aligned (the tuned scan's element-by-element path)") {
+  tut::require_supported_gpu();
+  const std::uint64_t n = tut::testing::under_sanitizer() ? 30 * 8192 + 77 : 300 * 8192 + 77;
+  const std::vector<std::int32_t> host = tut::random_integers<std::int32_t>(n + 4, tut::testing::test_seed() + 14);
+  for (std::size_t offset : {1u, 2u, 3u, 4u}) {
+    CAPTURE(offset);
+    std::vector<std::int32_t> expected(n);
+    tut::scan::cpu_inclusive_scan(host.data() + offset, expected.data(), n);
+    tut::DeviceBuffer<std::int32_t> in(host);
+    tut::DeviceBuffer<std::int32_t> out(n + 4);
+    tut::DeviceBuffer<unsigned char> workspace(scan_two_pass_tuned::workspace_bytes(n));
+    out.poison();
+    workspace.poison();
+    scan_two_pass_tuned::inclusive_scan(in.data() + offset, out.data() + offset, n, workspace.data(), 0);
+    TUT_CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<std::int32_t> all = out.download();
+    const std::vector<std::int32_t> got(all.begin() + static_cast<std::ptrdiff_t>(offset),
+                                        all.begin() + static_cast<std::ptrdiff_t>(offset + n));
+    const tut::CheckResult result = tut::compare_exact(expected, got);
+    CHECK_MESSAGE(result.ok, result.message());
+  }
+}
 
 TEST_CASE("14: parts are whole tiles, at least one, and never more than 1024") {
   using namespace scan_two_pass;
@@ -25,4 +85,21 @@ TEST_CASE("14: parts are whole tiles, at least one, and never more than 1024") {
   CHECK(part_count((1u << 20) + 1) == 513);  // 1025 elements per part round up to two tiles
   CHECK(part_count(1000) == 1);
   CHECK(part_size(1u << 28) == (1u << 28) / 1024);
+}
+
+TEST_CASE("14: the tuned scan's parts cover the tiles, none empty, at most the resident blocks") {
+  using namespace scan_two_pass_tuned;
+  using T = DefaultTuning;
+  for (unsigned max_parts : {1u, 7u, 528u, 1056u, static_cast<unsigned>(kMaxParts)})
+    for (std::size_t n : {std::size_t{1}, std::size_t{8191}, std::size_t{8193}, std::size_t{1} << 20,
+                          std::size_t{1} << 28, (std::size_t{1} << 31) + 1025, std::size_t{1} << 36}) {
+      CAPTURE(max_parts);
+      CAPTURE(n);
+      const auto tiles = static_cast<std::int64_t>((n + T::kTileItems - 1) / T::kTileItems);
+      const PartShape s = part_shape<T>(n, max_parts);
+      CHECK(s.parts >= 1);
+      CHECK(s.parts <= max_parts);
+      CHECK(s.part_tiles * s.parts >= tiles);        // the parts cover the tiles ...
+      CHECK(s.part_tiles * (s.parts - 1) < tiles);   // ... and none is empty
+    }
 }

@@ -1,0 +1,336 @@
+// Chapter 14, tuned: the same reduce-then-scan in three launches, with the faithful stage's slow parts
+// replaced, to show what bounds a two-pass scan. Not the article's code; the stage (scan_two_pass.cuh) is.
+//   - one int32 per thread and 4-byte loads become ItemsPerThread int32 per thread in int4 vectors,
+//     vector-striped per warp (chapter 16's register tile: each warp instruction moves 512 contiguous bytes);
+//   - three barriers per 1024-element tile in the scan pass become one per tile of BlockThreads x ItemsPerThread;
+//   - 1024 parts become one part per block the GPU holds at once (SMs x blocks per SM, 528 on an H200): one
+//     wave in each pass, every block busy from start to end;
+//   - the reduce pass walks each part backwards, so that what is left in L2 at its end is the start of every
+//     part, which is what the scan pass reads first.
+// The traffic stays a two-pass scan's: the input is read twice and the output written once, 12 bytes per
+// element against a copy's 8, so its bound is 1.5 times the time of a copy of the same bytes.
+//
+//   reduce_parts_kernel<T>   <<<parts, BlockThreads>>>  block p sums part p (int4 loads) -> part_sums[p]
+//   scan_part_sums_kernel    <<<1, 1024>>>              exclusive scan of the <= kMaxParts part sums, in place
+//   scan_parts_kernel<T>     <<<parts, BlockThreads>>>  block p scans part p tile by tile from part_sums[p]
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cuda_check.cuh"
+
+namespace scan_two_pass_tuned {
+
+constexpr int kWarpSize = 32;
+constexpr int kVectorItems = 4;  // int32 per int4
+constexpr unsigned kFullMask = 0xffffffffu;
+constexpr int kSumsThreads = 1024;  // the one block that scans the part sums
+constexpr int kSumsPerThread = 4;
+constexpr int kMaxParts = kSumsThreads * kSumsPerThread;
+
+// BlockThreads x ItemsPerThread: the tile each block scans per step of its part. ReverseReduce: the reduce
+// pass walks each part from its end (see above).
+template <int BlockThreads, int ItemsPerThread, bool ReverseReduce = true>
+struct Tuning {
+  static constexpr int kBlockThreads = BlockThreads;
+  static constexpr int kVectorsPerThread = ItemsPerThread / kVectorItems;
+  static constexpr int kWarps = BlockThreads / kWarpSize;
+  static constexpr int kWarpItems = kWarpSize * ItemsPerThread;  // one warp's contiguous segment
+  static constexpr int kTileItems = BlockThreads * ItemsPerThread;
+  static constexpr bool kReverseReduce = ReverseReduce;
+  static_assert(BlockThreads % kWarpSize == 0 && BlockThreads >= kWarpSize && BlockThreads <= 1024,
+                "a block is 1 to 32 whole warps");
+  static_assert(ItemsPerThread % kVectorItems == 0 && ItemsPerThread > 0, "whole int4 vectors per thread");
+};
+
+// 256 threads x 32 int32: 8192-element (32 KiB) tiles, 8 int4 loads in flight per thread.
+using DefaultTuning = Tuning<256, 32>;
+
+// ---- Warp building blocks (chapter 12's predicated shuffle) ------------------------------------------------
+__device__ __forceinline__ std::uint32_t shfl_up_add(std::uint32_t val, int d) {
+  std::uint32_t result;
+  asm volatile(
+      "{\n\t"
+      ".reg .u32 left;\n\t"
+      ".reg .pred has_left;\n\t"
+      "shfl.sync.up.b32 left|has_left, %1, %2, 0, %3;\n\t"
+      "@has_left add.u32 left, left, %1;\n\t"
+      "mov.u32 %0, left;\n\t"
+      "}"
+      : "=r"(result)
+      : "r"(val), "r"(d), "r"(kFullMask));
+  return result;
+}
+
+__device__ __forceinline__ std::uint32_t scan_warp(std::uint32_t val) {
+#pragma unroll
+  for (int d = 1; d < kWarpSize; d *= 2) val = shfl_up_add(val, d);
+  return val;
+}
+
+__device__ __forceinline__ std::uint32_t reduce_warp(std::uint32_t val) {
+#pragma unroll
+  for (int d = kWarpSize / 2; d > 0; d /= 2) val += __shfl_xor_sync(kFullMask, val, d);
+  return val;
+}
+
+// ---- The register tile (chapter 16's layout) ------------------------------------------------------------
+// Each warp owns a contiguous segment of 32 * ItemsPerThread elements; row r of it is 32 int4 vectors and lane
+// l holds vector r * 32 + l, so every warp load or store instruction moves 512 contiguous bytes.
+template <class T>
+using TileItems = std::uint32_t[T::kVectorsPerThread][kVectorItems];
+
+// Loads the warp's segment: int4 when `vector` (a full tile, 16-byte aligned buffers), else element by element
+// with zeros past n.
+template <class T>
+__device__ __forceinline__ void load_segment(const std::uint32_t* in, std::int64_t segment_begin, std::int64_t n,
+                                             bool vector, TileItems<T>& items) {
+  const int lane = threadIdx.x % kWarpSize;
+  if (vector) {
+    const uint4* vectors = reinterpret_cast<const uint4*>(in + segment_begin) + lane;
+#pragma unroll
+    for (int r = 0; r < T::kVectorsPerThread; ++r) {
+      const uint4 v = vectors[r * kWarpSize];
+      items[r][0] = v.x;
+      items[r][1] = v.y;
+      items[r][2] = v.z;
+      items[r][3] = v.w;
+    }
+  } else {
+#pragma unroll
+    for (int r = 0; r < T::kVectorsPerThread; ++r)
+#pragma unroll
+      for (int c = 0; c < kVectorItems; ++c) {
+        const std::int64_t i = segment_begin + static_cast<std::int64_t>(r * kWarpSize + lane) * kVectorItems + c;
+        items[r][c] = i < n ? in[i] : 0u;
+      }
+  }
+}
+
+// Stores the warp's segment, the way load_segment loaded it.
+template <class T>
+__device__ __forceinline__ void store_segment(std::uint32_t* out, std::int64_t segment_begin, std::int64_t n,
+                                              bool vector, const TileItems<T>& items) {
+  const int lane = threadIdx.x % kWarpSize;
+  if (vector) {
+    uint4* vectors = reinterpret_cast<uint4*>(out + segment_begin) + lane;
+#pragma unroll
+    for (int r = 0; r < T::kVectorsPerThread; ++r)
+      vectors[r * kWarpSize] = make_uint4(items[r][0], items[r][1], items[r][2], items[r][3]);
+  } else {
+#pragma unroll
+    for (int r = 0; r < T::kVectorsPerThread; ++r)
+#pragma unroll
+      for (int c = 0; c < kVectorItems; ++c) {
+        const std::int64_t i = segment_begin + static_cast<std::int64_t>(r * kWarpSize + lane) * kVectorItems + c;
+        if (i < n) out[i] = items[r][c];
+      }
+  }
+}
+
+// Turns the warp's segment into its inclusive scan and returns the segment's sum to every lane: each thread
+// scans its vectors serially, one warp scan per row (interleaved) gives each vector the vectors to its left,
+// the rows' totals carry from row to row.
+template <class T>
+__device__ __forceinline__ std::uint32_t scan_segment(TileItems<T>& items) {
+  std::uint32_t row_scan[T::kVectorsPerThread];
+#pragma unroll
+  for (int r = 0; r < T::kVectorsPerThread; ++r) {
+#pragma unroll
+    for (int c = 1; c < kVectorItems; ++c) items[r][c] += items[r][c - 1];
+    row_scan[r] = items[r][kVectorItems - 1];
+  }
+#pragma unroll
+  for (int d = 1; d < kWarpSize; d *= 2)
+#pragma unroll
+    for (int r = 0; r < T::kVectorsPerThread; ++r) row_scan[r] = shfl_up_add(row_scan[r], d);
+  std::uint32_t rows_before = 0;
+#pragma unroll
+  for (int r = 0; r < T::kVectorsPerThread; ++r) {
+    const std::uint32_t before = rows_before + row_scan[r] - items[r][kVectorItems - 1];
+#pragma unroll
+    for (int c = 0; c < kVectorItems; ++c) items[r][c] += before;
+    rows_before += __shfl_sync(kFullMask, row_scan[r], kWarpSize - 1);
+  }
+  return rows_before;
+}
+
+// ---- The parts --------------------------------------------------------------------------------------------
+// `parts` consecutive runs of `part_tiles` whole tiles (the last part may be shorter; none is empty).
+struct PartShape {
+  std::int64_t part_tiles = 0;
+  unsigned parts = 0;
+};
+
+template <class T>
+inline PartShape part_shape(std::size_t n, unsigned max_parts) {
+  const std::int64_t tiles = static_cast<std::int64_t>((n + T::kTileItems - 1) / T::kTileItems);
+  PartShape s;
+  s.part_tiles = (tiles + max_parts - 1) / max_parts;
+  s.parts = static_cast<unsigned>((tiles + s.part_tiles - 1) / s.part_tiles);
+  return s;
+}
+
+// The part sums (then their exclusive scan): at most kMaxParts uint32, whatever n is.
+inline std::size_t workspace_bytes(std::size_t) { return kMaxParts * sizeof(std::uint32_t); }
+
+// ---- Kernels ----------------------------------------------------------------------------------------------
+// The tiles [first, end) of block p's part.
+template <class T>
+__device__ __forceinline__ void part_tiles_of(std::int64_t n, std::int64_t part_tiles, std::int64_t& first,
+                                              std::int64_t& end) {
+  const std::int64_t tiles = (n + T::kTileItems - 1) / T::kTileItems;
+  first = static_cast<std::int64_t>(blockIdx.x) * part_tiles;  // 64-bit: n may exceed 2^31
+  end = first + part_tiles < tiles ? first + part_tiles : tiles;
+}
+
+// Block p adds up part p. Each thread accumulates its vectors of every tile; no barrier until the end.
+template <class T>
+__global__ __launch_bounds__(T::kBlockThreads) void reduce_parts_kernel(const std::uint32_t* in, std::uint32_t* part_sums,
+                                                                        std::int64_t n, std::int64_t part_tiles,
+                                                                        bool vector_io) {
+  __shared__ std::uint32_t warp_totals[T::kWarps];
+  const int lane = threadIdx.x % kWarpSize;
+  const int warp = threadIdx.x / kWarpSize;
+  std::int64_t first, end;
+  part_tiles_of<T>(n, part_tiles, first, end);
+  std::uint32_t sum = 0;
+  for (std::int64_t k = 0; k < end - first; ++k) {
+    const std::int64_t tile = T::kReverseReduce ? end - 1 - k : first + k;
+    TileItems<T> items;
+    load_segment<T>(in, tile * T::kTileItems + static_cast<std::int64_t>(warp) * T::kWarpItems, n,
+                    vector_io && (tile + 1) * T::kTileItems <= n, items);
+#pragma unroll
+    for (int r = 0; r < T::kVectorsPerThread; ++r) sum += items[r][0] + items[r][1] + items[r][2] + items[r][3];
+  }
+  sum = reduce_warp(sum);
+  if (lane == 0) warp_totals[warp] = sum;
+  __syncthreads();
+  if (warp == 0) {
+    const std::uint32_t total = reduce_warp(lane < T::kWarps ? warp_totals[lane] : 0u);
+    if (lane == 0) part_sums[blockIdx.x] = total;
+  }
+}
+
+// One block turns the part sums into their exclusive scan, in place: thread t owns sums 4t .. 4t + 3.
+__global__ __launch_bounds__(kSumsThreads) void scan_part_sums_kernel(std::uint32_t* part_sums, int parts) {
+  __shared__ std::uint32_t warp_totals[kSumsThreads / kWarpSize];
+  const int lane = threadIdx.x % kWarpSize;
+  const int warp = threadIdx.x / kWarpSize;
+  std::uint32_t mine[kSumsPerThread];
+  std::uint32_t thread_total = 0;
+#pragma unroll
+  for (int c = 0; c < kSumsPerThread; ++c) {
+    const int p = threadIdx.x * kSumsPerThread + c;
+    mine[c] = p < parts ? part_sums[p] : 0u;
+    thread_total += mine[c];
+  }
+  const std::uint32_t inclusive = scan_warp(thread_total);
+  if (lane == kWarpSize - 1) warp_totals[warp] = inclusive;
+  __syncthreads();
+  if (warp == 0) warp_totals[lane] = scan_warp(warp_totals[lane]);
+  __syncthreads();
+  std::uint32_t running = inclusive - thread_total + (warp > 0 ? warp_totals[warp - 1] : 0u);
+#pragma unroll
+  for (int c = 0; c < kSumsPerThread; ++c) {
+    const int p = threadIdx.x * kSumsPerThread + c;
+    if (p < parts) part_sums[p] = running;
+    running += mine[c];
+  }
+}
+
+// Block p scans part p tile by tile: each warp scans its segment in registers, one barrier shares the warps'
+// sums, and `base` (the part's prefix, then + each tile's total) carries from tile to tile. The warps' sums
+// alternate between two buffers, so a fast warp cannot overwrite sums a slow one has not read yet (it would
+// first have to pass the next tile's barrier).
+template <class T>
+__global__ __launch_bounds__(T::kBlockThreads) void scan_parts_kernel(const std::uint32_t* in,
+                                                                      const std::uint32_t* part_prefix,
+                                                                      std::uint32_t* out, std::int64_t n,
+                                                                      std::int64_t part_tiles, bool vector_io) {
+  __shared__ std::uint32_t warp_sums[2][T::kWarps];
+  const int lane = threadIdx.x % kWarpSize;
+  const int warp = threadIdx.x / kWarpSize;
+  std::int64_t first, end;
+  part_tiles_of<T>(n, part_tiles, first, end);
+  std::uint32_t base = part_prefix[blockIdx.x];
+  // The loop bounds do not depend on the thread: every thread runs every iteration (a barrier inside).
+  for (std::int64_t tile = first; tile < end; ++tile) {
+    const std::int64_t segment_begin = tile * T::kTileItems + static_cast<std::int64_t>(warp) * T::kWarpItems;
+    const bool vector = vector_io && (tile + 1) * T::kTileItems <= n;
+    TileItems<T> items;
+    load_segment<T>(in, segment_begin, n, vector, items);
+    const std::uint32_t segment_sum = scan_segment<T>(items);
+    std::uint32_t* sums = warp_sums[(tile - first) % 2];
+    if (lane == 0) sums[warp] = segment_sum;
+    __syncthreads();
+    const std::uint32_t warp_sum = lane < T::kWarps ? sums[lane] : 0u;
+    const std::uint32_t scanned = scan_warp(warp_sum);
+    const std::uint32_t before = base + __shfl_sync(kFullMask, scanned - warp_sum, warp);
+#pragma unroll
+    for (int r = 0; r < T::kVectorsPerThread; ++r)
+#pragma unroll
+      for (int c = 0; c < kVectorItems; ++c) items[r][c] += before;
+    store_segment<T>(out, segment_begin, n, vector, items);
+    base += __shfl_sync(kFullMask, scanned, T::kWarps - 1);  // this tile's total
+  }
+}
+
+// ---- Host ---------------------------------------------------------------------------------------------------
+// One part per block the GPU holds at once in both passes (their occupancy), worked out once per device and
+// tuning (the queries cost microseconds, which a small scan would notice). Not thread-safe: one host thread
+// drives the GPU in this tutorial.
+template <class T>
+inline unsigned resident_parts() {
+  static int planned_device = -1;
+  static unsigned parts = 1;
+  int device = 0;
+  TUT_CUDA_CHECK(cudaGetDevice(&device));
+  if (planned_device != device) {
+    int sms = 0, scan_blocks = 0, reduce_blocks = 0;
+    TUT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    TUT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&scan_blocks, scan_parts_kernel<T>,
+                                                                 T::kBlockThreads, 0));
+    TUT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&reduce_blocks, reduce_parts_kernel<T>,
+                                                                 T::kBlockThreads, 0));
+    const int blocks_per_sm = scan_blocks < reduce_blocks ? scan_blocks : reduce_blocks;  // one wave in each
+    const long long resident = static_cast<long long>(sms) * (blocks_per_sm > 0 ? blocks_per_sm : 1);
+    parts = static_cast<unsigned>(resident < kMaxParts ? resident : kMaxParts);
+    planned_device = device;
+  }
+  return parts;
+}
+
+// Enqueues the inclusive scan of n int32 on `stream`: three launches, no allocation, no synchronisation.
+template <class T>
+inline void inclusive_scan_with(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace,
+                                cudaStream_t stream) {
+  if (n == 0) return;
+  // int32_t and uint32_t may alias each other, so the kernels work on the caller's arrays as uint32.
+  const auto* in = reinterpret_cast<const std::uint32_t*>(d_in);
+  auto* out = reinterpret_cast<std::uint32_t*>(d_out);
+  auto* part_sums = static_cast<std::uint32_t*>(d_workspace);
+  // int4 accesses need both buffers 16-byte aligned; otherwise every tile goes element by element.
+  const bool vector_io = ((reinterpret_cast<std::uintptr_t>(d_in) | reinterpret_cast<std::uintptr_t>(d_out)) %
+                          sizeof(uint4)) == 0;
+  const PartShape shape = part_shape<T>(n, resident_parts<T>());
+  const auto n64 = static_cast<std::int64_t>(n);
+  reduce_parts_kernel<T><<<shape.parts, T::kBlockThreads, 0, stream>>>(in, part_sums, n64, shape.part_tiles,
+                                                                       vector_io);
+  TUT_CHECK_LAUNCH();
+  scan_part_sums_kernel<<<1, kSumsThreads, 0, stream>>>(part_sums, static_cast<int>(shape.parts));
+  TUT_CHECK_LAUNCH();
+  scan_parts_kernel<T><<<shape.parts, T::kBlockThreads, 0, stream>>>(in, part_sums, out, n64, shape.part_tiles,
+                                                                     vector_io);
+  TUT_CHECK_LAUNCH();
+}
+
+inline void inclusive_scan(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace,
+                           cudaStream_t stream) {
+  inclusive_scan_with<DefaultTuning>(d_in, d_out, n, d_workspace, stream);
+}
+
+}  // namespace scan_two_pass_tuned
