@@ -193,7 +193,7 @@ class FftWorkload final : public Workload {
     if (worst <= log_->tolerance) return {};
     std::ostringstream d;
     d << std::setprecision(3) << "worst relative L2 error per signal " << worst << " > tolerance "
-      << log_->tolerance << " (4 x cuFFT's " << log_->cufft_worst << ", floor 6 eps log2 N)";
+      << log_->tolerance << " (4 x cuFFT's " << log_->cufft_worst << ", floor 3 eps log2 N)";
     return check_fail(d.str());
   }
 
@@ -319,7 +319,7 @@ tut::ChapterSpec make_fft_chapter(const std::string& id, const std::string& titl
        << " against a CPU FFT in double; every element checked written and finite.\n"
        << std::setprecision(3) << "worst relative L2 error per signal:";
     for (const auto& [name, e] : log->worst) os << " " << name << " " << e << ";";
-    os << " tolerance " << log->tolerance << " = max(4 x cuFFT's, 6 eps log2 N)\n";
+    os << " tolerance " << log->tolerance << " = max(4 x cuFFT's, 3 eps log2 N)\n";
   };
   return spec;
 }

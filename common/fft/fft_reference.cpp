@@ -80,7 +80,7 @@ double relative_l2_error(const std::complex<double>* want, const float* got, std
 }
 
 double fft_tolerance(int log2n, double cufft_worst_error) {
-  return std::max(4.0 * cufft_worst_error, 6.0 * kFloatEps * log2n);
+  return std::max(4.0 * cufft_worst_error, 3.0 * kFloatEps * log2n);
 }
 
 }  // namespace tut::fft

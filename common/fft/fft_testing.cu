@@ -146,7 +146,7 @@ void check_known_transforms(const FftVariant& v, int log2n) {
   want[3 * n] = {static_cast<double>(n), 0.0};
   want[4 * n] = {0.5 * static_cast<double>(n), -0.25 * static_cast<double>(n)};
   // The tone's input is rounded to float, so its exact transform is not exactly N at one bin; the floor of
-  // the tolerance (6 eps log2 N) covers that rounding (relative error about eps).
+  // the tolerance (3 eps log2 N) covers that rounding (relative error about eps).
   check_signals(v, log2n, kBatch, want, run_poisoned(v, log2n, kBatch, input), 0.0, "known transforms");
 }
 

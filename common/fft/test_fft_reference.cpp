@@ -96,6 +96,6 @@ TEST_CASE("relative_l2_error: exact, small, and non-finite") {
   CHECK(tut::fft::relative_l2_error(want.data(), got.data(), 2) == doctest::Approx(1e-3 / std::sqrt(2.0)).epsilon(1e-3));
   got[3] = NAN;
   CHECK(std::isinf(tut::fft::relative_l2_error(want.data(), got.data(), 2)));
-  CHECK(tut::fft::fft_tolerance(10, 0.0) == doctest::Approx(60 * tut::fft::kFloatEps));
+  CHECK(tut::fft::fft_tolerance(10, 0.0) == doctest::Approx(30 * tut::fft::kFloatEps));
   CHECK(tut::fft::fft_tolerance(10, 1e-5) == doctest::Approx(4e-5));
 }

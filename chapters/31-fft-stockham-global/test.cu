@@ -1,0 +1,8 @@
+// GPU tests for chapter 31: the FFT-chapter tests (every length 8 to 2^24, batches 1, 3, 133 and a large one
+// up to 2^16, known transforms, the command line).
+#define TUT_CHAPTER_NO_MAIN
+#include "main.cu"
+
+#include "fft_testing.cuh"
+
+TUT_FFT_CHAPTER_TESTS(chapter_spec(), stockham_global_variants())

@@ -1,0 +1,174 @@
+// Stage 32: the same radix-2 Stockham passes as stage 31, but all of them inside one kernel, on a copy of the
+// signal in shared memory: one block loads its signal from global memory once, runs the log2 N passes with a
+// barrier between them, and stores the result once. DRAM traffic drops from log2 N round trips to one; the
+// price is two __syncthreads() per pass and a signal that must fit in shared memory (N <= 4096 here).
+// Longer signals fall back to stage 31's one launch per pass (repeated below, unchanged).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "cuda_check.cuh"
+
+namespace fft_shared_memory {
+
+constexpr int kThreads = 256;
+// Longest signal done in shared memory: 4096 float2 = 32 KiB, within the 48 KiB of static shared memory every
+// GPU gives a block without opting in, and small enough that several blocks share an SM.
+constexpr int kMaxSharedLog2n = 12;
+static_assert((kThreads & (kThreads - 1)) == 0, "the thread count must be a power of two");
+static_assert((std::size_t{1} << kMaxSharedLog2n) * 8 <= 48 * 1024, "the longest signal must fit in 48 KiB");
+
+// exp(-2*pi*i*p/(2*ns)) = exp(-pi*i*p/ns) for 0 <= p < ns: sincospif takes its argument in units of pi, and
+// p/ns is a dyadic fraction (ns is a power of two), exact in float, so the only rounding is sincospif's own
+// (about one ulp). No table, no recurrence: every twiddle is as accurate as float allows.
+__device__ __forceinline__ float2 twiddle(unsigned p, float inv_ns) {
+  float s, c;
+  sincospif(static_cast<float>(p) * inv_ns, &s, &c);
+  return make_float2(c, -s);
+}
+
+__device__ __forceinline__ float2 complex_mul(float2 a, float2 b) {
+  return make_float2(fmaf(a.x, b.x, -a.y * b.y), fmaf(a.x, b.y, a.y * b.x));
+}
+
+// ---- N <= 4096: the whole signal in shared memory ---------------------------------------------------------
+
+// The block's shape for signals of 2^kLog2n: kThreads threads do N/2 butterflies per signal per pass. A signal
+// with fewer butterflies than threads (N < 512) shares the block with others, so that short signals still get
+// full blocks; a longer one gives each thread several butterflies.
+template <int kLog2n>
+struct SharedShape {
+  static constexpr int kN = 1 << kLog2n;
+  static constexpr int kSignalsPerBlock = kN / 2 >= kThreads ? 1 : 2 * kThreads / kN;
+  static constexpr int kButterfliesPerThread = kN / 2 >= kThreads ? kN / 2 / kThreads : 1;
+  static constexpr int kElements = kSignalsPerBlock * kN;
+  static_assert(kSignalsPerBlock * kN / 2 == kThreads * kButterfliesPerThread, "every butterfly has one thread");
+};
+
+// All log2 N passes of one block's signals in shared memory. The pass body is stage 31's butterfly, with
+// `data` in shared memory in place of the global ping-pong: each thread first reads all of its butterflies'
+// inputs into registers, a barrier makes sure every thread has read before anyone overwrites, then each
+// thread writes its results in place, and a second barrier makes them visible to the next pass.
+template <int kLog2n>
+__global__ void __launch_bounds__(kThreads) stockham_shared(const float2* __restrict__ in, float2* __restrict__ out,
+                                                            long long batch) {
+  using Shape = SharedShape<kLog2n>;
+  constexpr int kN = Shape::kN, kHalf = kN / 2;
+  __shared__ float2 data[Shape::kElements];
+
+  const long long first_signal = static_cast<long long>(blockIdx.x) * Shape::kSignalsPerBlock;
+  const long long left = batch - first_signal;
+  const int signals = left < Shape::kSignalsPerBlock ? static_cast<int>(left) : Shape::kSignalsPerBlock;
+  const int valid = signals * kN;  // elements this block owns (fewer in the last block of a ragged batch)
+  const float2* src = in + first_signal * kN;
+  float2* dst = out + first_signal * kN;
+
+  // One coalesced read of the block's signals, which lie next to each other in global memory.
+  for (int i = threadIdx.x; i < valid; i += kThreads) data[i] = src[i];
+  __syncthreads();
+
+#pragma unroll 1
+  for (int log2ns = 0; log2ns < kLog2n; ++log2ns) {
+    const unsigned ns = 1u << log2ns;
+    const float inv_ns = 1.0f / static_cast<float>(ns);
+    float2 sum[Shape::kButterfliesPerThread], diff[Shape::kButterfliesPerThread];
+#pragma unroll
+    for (int q = 0; q < Shape::kButterfliesPerThread; ++q) {
+      const int t = threadIdx.x + q * kThreads;  // the block's butterfly
+      const int signal = t >> (kLog2n - 1);
+      const unsigned j = t & (kHalf - 1);
+      if (signal < signals) {
+        const float2* x = data + signal * kN;
+        const float2 a = x[j];
+        const float2 b = complex_mul(x[j + kHalf], twiddle(j & (ns - 1), inv_ns));
+        sum[q] = make_float2(a.x + b.x, a.y + b.y);
+        diff[q] = make_float2(a.x - b.x, a.y - b.y);
+      }
+    }
+    __syncthreads();  // every input of this pass has been read
+#pragma unroll
+    for (int q = 0; q < Shape::kButterfliesPerThread; ++q) {
+      const int t = threadIdx.x + q * kThreads;
+      const int signal = t >> (kLog2n - 1);
+      const unsigned j = t & (kHalf - 1);
+      if (signal < signals) {
+        float2* y = data + signal * kN;
+        const unsigned d = ((j >> log2ns) << (log2ns + 1)) + (j & (ns - 1));
+        y[d] = sum[q];
+        y[d + ns] = diff[q];
+      }
+    }
+    __syncthreads();  // every output of this pass is visible to the next
+  }
+
+  // One coalesced write.
+  for (int i = threadIdx.x; i < valid; i += kThreads) dst[i] = data[i];
+}
+
+template <int kLog2n>
+void launch_shared(const float2* in, float2* out, long long batch, cudaStream_t stream) {
+  constexpr int kPerBlock = SharedShape<kLog2n>::kSignalsPerBlock;
+  const unsigned blocks = static_cast<unsigned>((batch + kPerBlock - 1) / kPerBlock);
+  stockham_shared<kLog2n><<<blocks, kThreads, 0, stream>>>(in, out, batch);
+  TUT_CHECK_LAUNCH();
+}
+
+// ---- N > 4096: stage 31's passes through global memory, unchanged ----------------------------------------
+
+__global__ void __launch_bounds__(kThreads) stockham_radix2_pass(const float2* __restrict__ in,
+                                                                 float2* __restrict__ out, int log2n, int log2ns,
+                                                                 long long butterflies) {
+  const long long t = static_cast<long long>(blockIdx.x) * kThreads + threadIdx.x;
+  if (t >= butterflies) return;
+  const unsigned half = 1u << (log2n - 1);
+  const unsigned j = static_cast<unsigned>(t) & (half - 1);
+  const long long base = (t >> (log2n - 1)) << log2n;  // the signal's first element
+  const unsigned ns = 1u << log2ns;
+  const unsigned p = j & (ns - 1);
+  const float2 a = in[base + j];
+  const float2 b = complex_mul(in[base + j + half], twiddle(p, 1.0f / static_cast<float>(ns)));
+  const unsigned d = ((j >> log2ns) << (log2ns + 1)) + p;
+  out[base + d] = make_float2(a.x + b.x, a.y + b.y);
+  out[base + d + ns] = make_float2(a.x - b.x, a.y - b.y);
+}
+
+// No workspace in shared memory; one batch of float2 for the fallback's ping-pong.
+inline std::size_t workspace_bytes(int log2n, long long batch) {
+  return log2n <= kMaxSharedLog2n ? 0 : static_cast<std::size_t>(batch << log2n) * sizeof(float2);
+}
+
+inline void forward_global(const float2* in, float2* out, int log2n, long long batch, void* workspace,
+                           cudaStream_t stream) {
+  const long long butterflies = batch << (log2n - 1);
+  const unsigned blocks = static_cast<unsigned>((butterflies + kThreads - 1) / kThreads);
+  float2* scratch = static_cast<float2*>(workspace);
+  const float2* src = in;
+  for (int s = 0; s < log2n; ++s) {
+    float2* dst = (log2n - 1 - s) % 2 == 0 ? out : scratch;
+    stockham_radix2_pass<<<blocks, kThreads, 0, stream>>>(src, dst, log2n, s, butterflies);
+    TUT_CHECK_LAUNCH();
+    src = dst;
+  }
+}
+
+inline void forward(const float2* in, float2* out, int log2n, long long batch, void* workspace,
+                    cudaStream_t stream) {
+  if (batch == 0) return;
+  switch (log2n) {
+    case 3: return launch_shared<3>(in, out, batch, stream);
+    case 4: return launch_shared<4>(in, out, batch, stream);
+    case 5: return launch_shared<5>(in, out, batch, stream);
+    case 6: return launch_shared<6>(in, out, batch, stream);
+    case 7: return launch_shared<7>(in, out, batch, stream);
+    case 8: return launch_shared<8>(in, out, batch, stream);
+    case 9: return launch_shared<9>(in, out, batch, stream);
+    case 10: return launch_shared<10>(in, out, batch, stream);
+    case 11: return launch_shared<11>(in, out, batch, stream);
+    case 12: return launch_shared<12>(in, out, batch, stream);
+    default: return forward_global(in, out, log2n, batch, workspace, stream);
+  }
+}
+
+}  // namespace fft_shared_memory

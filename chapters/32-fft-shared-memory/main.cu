@@ -1,0 +1,27 @@
+// Chapter 32: the radix-2 Stockham passes of chapter 31 inside one kernel, on a copy of each signal in shared
+// memory (before the design of seed 002 section 3). The stage against cuFFT and cudaMemcpy.
+#include <vector>
+
+#include "fft_chapter.cuh"
+#include "fft_shared_memory.cuh"
+
+std::vector<tut::fft::FftVariant> shared_memory_variants() {
+  tut::fft::FftVariant stage;
+  stage.name = "fft-shared-memory";
+  stage.description = "N <= 4096: each signal in one block's shared memory, all radix-2 passes in one kernel with "
+                      "two barriers per pass (short signals share a 256-thread block); N > 4096: chapter 31's "
+                      "one launch per pass";
+  stage.workspace_bytes = fft_shared_memory::workspace_bytes;
+  stage.launch = fft_shared_memory::forward;
+  return {stage};
+}
+
+tut::ChapterSpec chapter_spec() {
+  return tut::fft::make_fft_chapter("32-fft-shared-memory",
+                                    "batched 1-D FFT: every radix-2 pass of a signal in shared memory, one kernel",
+                                    shared_memory_variants());
+}
+
+#ifndef TUT_CHAPTER_NO_MAIN
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, chapter_spec()); }
+#endif
