@@ -623,6 +623,27 @@ class NcuParseTest(unittest.TestCase):
         self.assertIn("divergent", headers_b)
 
 
+class NcuSgemmPresetTest(unittest.TestCase):
+    def test_sgemm_columns(self):
+        cols = ncu.active_columns(ncu.PRESETS["sgemm"])
+        headers = [c[0] for c in cols]
+        for h in ["time us", "FMA pipe %", "issue %", "regs", "occupancy %", "sectors/req", "L2 %peak",
+                  "bank confl", "stall barrier", "stall long sb", "stall mio", "instructions"]:
+            self.assertIn(h, headers)
+        self.assertNotIn("divergent", headers)
+        launch = {"metrics": {ncu.M_TIME: 2000.0, ncu.M_FMA_PIPE: 61.5, ncu.M_REGS: 96.0, ncu.M_GLD_SECTORS: 400.0,
+                              ncu.M_GLD_REQUESTS: 100.0, ncu.M_BANK_LD: 3.0, ncu.M_BANK_ST: None}}
+        values = dict(zip(headers, ncu.launch_values(launch, cols)))
+        self.assertEqual(values["sectors/req"], 4.0)
+        self.assertEqual(values["FMA pipe %"], 61.5)
+        self.assertEqual(values["regs"], 96.0)
+        self.assertEqual(values["bank confl"], 3.0)
+        self.assertIsNone(values["stall barrier"])
+        no_requests = {"metrics": {ncu.M_GLD_SECTORS: 0.0, ncu.M_GLD_REQUESTS: 0.0}}
+        self.assertIsNone(dict(zip(headers, ncu.launch_values(no_requests, cols)))["sectors/req"])
+        self.assertNotIn(ncu.M_FMA_PIPE, ncu.PRESETS["all"])  # "all" stays the scan chapters' set
+
+
 class NcuEndToEndTest(unittest.TestCase):
     def setUp(self):
         self.build = FakeBuild(["05-scan-baseline"])

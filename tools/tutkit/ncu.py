@@ -30,6 +30,16 @@ M_GLOBAL_RED = "smsp__sass_inst_executed_op_global_red.sum"
 M_SHARED_ATOM = "smsp__sass_inst_executed_op_shared_atom.sum"
 M_INST = "smsp__inst_executed.sum"
 M_THREADS_PER_INST = "smsp__thread_inst_executed_per_inst_executed.ratio"
+# The SGEMM ladder (chapters 20-29): is the FMA pipe busy, and if not, what feeds it too slowly.
+M_FMA_PIPE = "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"
+M_ISSUE = "smsp__issue_active.avg.pct_of_peak_sustained_active"
+M_REGS = "launch__registers_per_thread"
+M_GLD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+M_GLD_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
+M_L2_PCT = "lts__throughput.avg.pct_of_peak_sustained_elapsed"
+M_STALL_BARRIER = "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio"
+M_STALL_LONG_SB = "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"
+M_STALL_MIO = "smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio"
 
 # Metric names valid on sm_70 and newer with ncu 2025; one list per question a chapter asks.
 PRESETS = {
@@ -37,6 +47,11 @@ PRESETS = {
     "branches": [M_TIME, M_UNIFORM, M_DIVERGENT, M_BRANCHES, M_INST, M_THREADS_PER_INST],
     "shared": [M_TIME, M_BANK_LD, M_BANK_ST, M_SHARED_ATOM, M_OCCUPANCY, M_INST],
     "atomics": [M_TIME, M_GLOBAL_ATOM, M_GLOBAL_RED, M_SHARED_ATOM, M_DRAM_PCT, M_INST],
+    # SGEMM: FMA pipe and issue utilisation, registers and occupancy, global load sectors per request
+    # (coalescing), L2 and DRAM throughput, shared-memory bank conflicts, and the stall reasons that tell
+    # the stages apart (barrier, waiting on global loads, shared-memory/MIO queue full). Not in "all".
+    "sgemm": [M_TIME, M_FMA_PIPE, M_ISSUE, M_REGS, M_OCCUPANCY, M_GLD_SECTORS, M_GLD_REQUESTS, M_L2_PCT, M_DRAM_PCT,
+              M_BANK_LD, M_BANK_ST, M_STALL_BARRIER, M_STALL_LONG_SB, M_STALL_MIO, M_INST],
     "all": [M_TIME, M_DRAM_PCT, M_DRAM_READ, M_DRAM_WRITE, M_OCCUPANCY, M_UNIFORM, M_DIVERGENT, M_BRANCHES,
             M_BANK_LD, M_BANK_ST, M_GLOBAL_ATOM, M_GLOBAL_RED, M_SHARED_ATOM, M_INST, M_THREADS_PER_INST],
 }
@@ -51,6 +66,10 @@ def _sum(*names):
 
 def _scaled(name, factor):
     return lambda m: None if m.get(name) is None else m[name] * factor
+
+
+def _ratio(num, den):
+    return lambda m: None if m.get(num) is None or not m.get(den) else m[num] / m[den]
 
 
 # The table's columns: header, the metrics it needs (any one suffices), value from a launch's
@@ -71,6 +90,15 @@ COLUMNS = [
     ("instructions", [M_INST], _scaled(M_INST, 1.0), "sum", fmt_count),
     ("warp eff %", [M_THREADS_PER_INST], _scaled(M_THREADS_PER_INST, 100.0 / 32), "inst-weighted",
      lambda v: fmt_num(v, 1)),
+    ("FMA pipe %", [M_FMA_PIPE], _scaled(M_FMA_PIPE, 1.0), "weighted", lambda v: fmt_num(v, 1)),
+    ("issue %", [M_ISSUE], _scaled(M_ISSUE, 1.0), "weighted", lambda v: fmt_num(v, 1)),
+    ("regs", [M_REGS], _scaled(M_REGS, 1.0), "weighted", lambda v: fmt_num(v, 0)),
+    ("sectors/req", [M_GLD_SECTORS, M_GLD_REQUESTS], _ratio(M_GLD_SECTORS, M_GLD_REQUESTS), "weighted",
+     lambda v: fmt_num(v, 2)),
+    ("L2 %peak", [M_L2_PCT], _scaled(M_L2_PCT, 1.0), "weighted", lambda v: fmt_num(v, 1)),
+    ("stall barrier", [M_STALL_BARRIER], _scaled(M_STALL_BARRIER, 1.0), "inst-weighted", lambda v: fmt_num(v, 2)),
+    ("stall long sb", [M_STALL_LONG_SB], _scaled(M_STALL_LONG_SB, 1.0), "inst-weighted", lambda v: fmt_num(v, 2)),
+    ("stall mio", [M_STALL_MIO], _scaled(M_STALL_MIO, 1.0), "inst-weighted", lambda v: fmt_num(v, 2)),
 ]
 
 PERMISSION_HELP = (
