@@ -38,7 +38,8 @@ std::uint64_t available_host_bytes();
 bool memory_allows(const std::string& what, std::size_t device_bytes, std::size_t host_bytes);
 
 // For each size (those above max_test_elements() are skipped with a message): prepares the
-// chapter's workload with seeded random input, and for every variant without a known defect,
+// chapter's workload with seeded random input, and for every variant without a known defect (the vendor
+// reference only up to 2^24 elements),
 // poisons the outputs, runs it, and CHECKs the output against the CPU reference.
 void check_all_variants(const ChapterSpec& spec, const std::vector<std::uint64_t>& sizes,
                         const std::vector<std::pair<std::string, long long>>& extra = {});
