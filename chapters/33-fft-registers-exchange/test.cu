@@ -1,0 +1,61 @@
+// GPU tests for chapter 33: the FFT-chapter tests for the stage and the half exchange (every length 8 to 2^20,
+// batches 1, 3, 133 and a large one, known transforms, the command line), and the article's pre-arranged
+// kernel for N = 8 and 16 on pre-arranged data.
+#define TUT_CHAPTER_NO_MAIN
+#include "main.cu"
+
+#include <complex>
+#include <cstring>
+
+#include "device.cuh"
+#include "device_buffer.cuh"
+#include "fft_reference.hpp"
+#include "fft_testing.cuh"
+
+TUT_FFT_CHAPTER_TESTS(chapter_spec(), registers_exchange_variants())
+
+namespace {
+// The article's layout: within each block of W = min(256, signals left) signals, element r of the block's
+// signal t sits at r * W + t.
+std::size_t prearranged_index(long long batch, int n, long long signal, int r) {
+  const long long block = signal / fft_registers_exchange::kPerThreadBlock;
+  const long long first = block * fft_registers_exchange::kPerThreadBlock;
+  const long long width = std::min<long long>(fft_registers_exchange::kPerThreadBlock, batch - first);
+  return static_cast<std::size_t>(first * n + r * width + (signal - first));
+}
+}  // namespace
+
+TEST_CASE("33: the pre-arranged kernel transforms pre-arranged signals (N = 8, 16)") {
+  tut::require_supported_gpu();
+  const auto variants = all_variants();
+  const auto& pre = variants.back();
+  REQUIRE(pre.name == "prearranged");
+  for (int log2n : {3, 4}) {
+    const int n = 1 << log2n;
+    for (long long batch : {1ll, 3ll, 255ll, 256ll, 257ll, 133ll * 256 + 77}) {
+      const std::size_t count = static_cast<std::size_t>(batch) * n;
+      const std::vector<float2> x = tut::fft::random_signals(count, tut::testing::test_seed() + 33 * batch + log2n);
+      std::vector<float2> arranged(count);
+      for (long long s = 0; s < batch; ++s)
+        for (int r = 0; r < n; ++r) arranged[prearranged_index(batch, n, s, r)] = x[s * n + r];
+      tut::DeviceBuffer<float2> in(arranged), out(count);
+      out.poison();
+      pre.launch(in.data(), out.data(), log2n, batch, nullptr, 0);
+      TUT_CHECK_LAUNCH();
+      TUT_CUDA_CHECK(cudaDeviceSynchronize());
+      const std::vector<float2> got_arranged = out.download();
+      std::vector<float2> got(count);
+      for (long long s = 0; s < batch; ++s)
+        for (int r = 0; r < n; ++r) got[s * n + r] = got_arranged[prearranged_index(batch, n, s, r)];
+      std::vector<std::complex<double>> wide(count), want(count);
+      for (std::size_t i = 0; i < count; ++i) wide[i] = {x[i].x, x[i].y};
+      tut::fft::cpu_fft_batch(wide.data(), want.data(), log2n, static_cast<std::size_t>(batch));
+      const double tol = tut::fft::fft_tolerance(log2n, 0.0);
+      double worst = 0.0;
+      for (long long s = 0; s < batch; ++s)
+        worst = std::max(worst, tut::fft::relative_l2_error(want.data() + s * n, &got[s * n].x, n));
+      INFO("N = " << n << ", batch " << batch);
+      CHECK_MESSAGE(worst <= tol, "worst relative L2 error " << worst << " > tolerance " << tol);
+    }
+  }
+}

@@ -1,0 +1,449 @@
+// Chapter 34: what changes in today's FFTs (cuFFT, VkFFT) against chapter 33's design: higher radices, so
+// that every N <= 4096 takes two passes (one shared-memory exchange), and twiddle factors read from a table
+// computed once in double precision instead of a sincospif per value and pass.
+//
+//   N = 8, 16, 32  one thread computes one signal in registers (256, 256, 128 threads per block)
+//                  fft_per_thread_kernel
+//   N = 64..4096   a block computes one signal in two passes, N = R0 x R1 with R0 = E values per thread:
+//                  8x8, 16x8, 16x16, 32x16, 32x32, 64x32, 64x64 (chapter 33: up to three passes of <= 16)
+//                  fft_block_kernel<N, kTableTwiddles>
+//   N >= 8192      four-step FFT, N = N1 x N2, two kernels through a global-memory workspace
+//                  fft_columns_kernel, fft_rows_kernel
+//
+// Every FFT pass here is a Stockham autosort pass (Stockham; in this form Govindaraju et al., "High
+// performance discrete Fourier transforms on graphics processors", SC08): a pass of radix R after passes
+// whose radices multiply to Ns takes butterfly j's inputs at j + r N/R (r < R), multiplies input r by
+// W_(Ns R)^(r (j mod Ns)) and writes output r to (j / Ns) Ns R + (j mod Ns) + r Ns. The last pass leaves
+// the result in natural order, so no bit reversal is needed, and the first pass reads and the last pass
+// writes consecutive addresses with consecutive threads: both touch global memory directly, coalesced.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "cuda_check.cuh"
+
+namespace fft_high_radix {
+
+// ---- Complex arithmetic on float2 (x = real, y = imaginary) ---------------------------------------------
+__device__ __forceinline__ float2 cadd(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
+__device__ __forceinline__ float2 csub(float2 a, float2 b) { return make_float2(a.x - b.x, a.y - b.y); }
+__device__ __forceinline__ float2 cmul(float2 a, float2 b) {
+  return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+
+// cos(r pi / 32) for r = 0..16. Called only with indices that are constants after unrolling, so the switch
+// folds away and the butterflies' twiddles become immediate operands.
+__device__ __forceinline__ float cos_pi_over_32(int r) {
+  switch (r) {
+    case 0: return 1.0f;
+    case 1: return 0.99518472667219689f;
+    case 2: return 0.98078528040323043f;
+    case 3: return 0.95694033573220882f;
+    case 4: return 0.92387953251128674f;
+    case 5: return 0.88192126434835505f;
+    case 6: return 0.83146961230254524f;
+    case 7: return 0.77301045336273697f;
+    case 8: return 0.70710678118654752f;
+    case 9: return 0.63439328416364549f;
+    case 10: return 0.55557023301960222f;
+    case 11: return 0.47139673682599764f;
+    case 12: return 0.38268343236508977f;
+    case 13: return 0.29028467725446233f;
+    case 14: return 0.19509032201612825f;
+    case 15: return 0.09801714032956060f;
+    default: return 0.0f;
+  }
+}
+
+// v * exp(-2 pi i m / 64) for a compile-time m (after unrolling). Multiples of a quarter turn are exact
+// (a swap and sign changes); the rest is one complex multiply by constants.
+__device__ __forceinline__ float2 rotate_by_64ths(float2 v, int m) {
+  m &= 63;
+  const int quarter = m / 16, r = m % 16;
+  // (-i)^quarter first: (x + iy)(-i) = y - ix
+  for (int q = 0; q < quarter; ++q) v = make_float2(v.y, -v.x);
+  if (r == 0) return v;
+  const float c = cos_pi_over_32(r), s = cos_pi_over_32(16 - r);  // angle r pi / 32: (cos, sin)
+  return cmul(v, make_float2(c, -s));
+}
+
+__host__ __device__ constexpr int ilog2(int x) { return x <= 1 ? 0 : 1 + ilog2(x / 2); }
+
+// The R-point DFT of v[0..R) in registers (R a power of two, 2..64): radix-2 decimation in frequency, then
+// the bit-reversal permutation, which after unrolling is only a renaming of registers.
+template <int R>
+__device__ __forceinline__ void dft_in_registers(float2* v) {
+  static_assert(R >= 2 && R <= 64 && (R & (R - 1)) == 0, "the register DFT handles R = 2, 4, ..., 64");
+  constexpr int kBits = ilog2(R);
+#pragma unroll
+  for (int stage = 0; stage < kBits; ++stage) {
+    const int half = R >> (stage + 1);  // butterfly span
+#pragma unroll
+    for (int base = 0; base < R; base += 2 * half) {
+#pragma unroll
+      for (int k = 0; k < half; ++k) {
+        const float2 a = v[base + k], b = v[base + k + half];
+        v[base + k] = cadd(a, b);
+        v[base + k + half] = rotate_by_64ths(csub(a, b), k * (64 / (2 * half)));  // * W_(2 half)^k
+      }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    const int j = static_cast<int>(__brev(static_cast<unsigned>(i)) >> (32 - kBits));  // folds: i is constant
+    if (j > i) {
+      const float2 t = v[i];
+      v[i] = v[j];
+      v[j] = t;
+    }
+  }
+}
+
+// exp(-2 pi i m / n) for run-time m < n <= 2^24, n a power of two: -2m/n is exact in float, and sincospif
+// takes its argument in units of pi, so no reduction error enters.
+__device__ __forceinline__ float2 twiddle(int m, int n) {
+  float s, c;
+  sincospif(-2.0f * static_cast<float>(m) / static_cast<float>(n), &s, &c);
+  return make_float2(c, s);
+}
+
+// The twiddle table: W_4096^m = exp(-2 pi i m / 4096), m < 4096, rounded once from double precision. Every
+// in-block twiddle W_(Ns R)^(r k) of a length N <= 4096 is the entry m = r k 4096 / (Ns R). 32 KB: it stays in
+// L1 and L2, so a read costs an L1 hit where sincospif costs some 20 instructions.
+constexpr int kTableLength = 4096;
+__device__ float2 g_twiddle_table[kTableLength];
+
+__global__ void fill_twiddle_table_kernel() {
+  const int m = blockIdx.x * blockDim.x + threadIdx.x;
+  if (m < kTableLength) {
+    double s, c;
+    sincospi(-2.0 * m / kTableLength, &s, &c);
+    g_twiddle_table[m] = make_float2(static_cast<float>(c), static_cast<float>(s));
+  }
+}
+
+// exp(-2 pi i m / n) for m < n <= 4096: from the table, or (kTable = false) by sincospif as in chapter 33.
+template <bool kTable>
+__device__ __forceinline__ float2 block_twiddle(int m, int n) {
+  if (kTable) return __ldg(&g_twiddle_table[m * (kTableLength / n)]);
+  return twiddle(m, n);
+}
+
+// ---- Regime 1: N = 8, 16, 32, one thread per signal ---------------------------------------------------
+// 256 signals per block for N <= 16 (the article's block size), 128 for N = 32 (so the tile stays 32 KB).
+template <int N>
+struct PerThreadPlan {
+  static constexpr int kThreads = N <= 16 ? 256 : 128;
+};
+
+// Natural layout: the block's signals are contiguous (kThreads N complex values). Coalesced 64-bit loads
+// put them in shared memory; each thread then takes its own signal's N values from there. Shared memory
+// is only a transpose here: no thread reads what another thread computed.
+template <int N>
+__global__ void __launch_bounds__(PerThreadPlan<N>::kThreads) fft_per_thread_kernel(const float2* __restrict__ in,
+                                                                                  float2* __restrict__ out,
+                                                                                  long long batch) {
+  constexpr int kSignals = PerThreadPlan<N>::kThreads;
+  __shared__ float2 tile[kSignals * N];
+  const long long first = static_cast<long long>(blockIdx.x) * kSignals;  // first signal
+  const int signals = static_cast<int>(min(static_cast<long long>(kSignals), batch - first));
+  const float2* src = in + first * N;
+  float2* dst = out + first * N;
+#pragma unroll
+  for (int i = 0; i < N; ++i) {  // element e = i * kSignals + threadIdx.x of the block's contiguous range
+    const int e = i * kSignals + threadIdx.x;
+    if (e < signals * N) tile[e] = src[e];
+  }
+  __syncthreads();
+  float2 v[N];
+#pragma unroll
+  for (int r = 0; r < N; ++r) v[r] = tile[threadIdx.x * N + r];  // stride N: an N-way bank conflict
+  dft_in_registers<N>(v);
+#pragma unroll
+  for (int r = 0; r < N; ++r) tile[threadIdx.x * N + r] = v[r];  // only this thread's own slots
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    const int e = i * kSignals + threadIdx.x;
+    if (e < signals * N) dst[e] = tile[e];
+  }
+}
+
+// ---- Regime 2: N = 64..4096, one block per signal, two passes, one exchange through shared memory --------
+// N = R0 x R1: R0 = E = 2^ceil(log2(N) / 2) values per thread, T = N / E threads, R1 = N / E <= E. The
+// second pass does E / R1 butterflies per thread (two for N = 2048 and 512, one otherwise).
+template <int N>
+struct BlockPlan {
+  static_assert(N >= 64 && N <= 4096 && (N & (N - 1)) == 0, "the block FFT handles N = 64..4096");
+  static constexpr int kPerThread = 1 << ((ilog2(N) + 1) / 2);  // E: 8, 16, 16, 32, 32, 64, 64
+  static constexpr int kThreads = N / kPerThread;               // T
+  static constexpr int kPasses = 2;
+  static constexpr int kLastRadix = N / kPerThread;
+  __host__ __device__ static constexpr int radix(int pass) { return pass == 0 ? kPerThread : kLastRadix; }
+  __host__ __device__ static constexpr int stride(int pass) { return pass == 0 ? 1 : kPerThread; }
+};
+
+// One pass's arithmetic on the E values in v: E / R butterflies of radix R, butterfly b being
+// j = t + b * T; v[b R + r] holds its input r on entry, output r on exit.
+template <int N, int R, int Ns, bool kTable>
+__device__ __forceinline__ void butterflies(float2* v, int t) {
+  constexpr int E = BlockPlan<N>::kPerThread, T = BlockPlan<N>::kThreads;
+#pragma unroll
+  for (int b = 0; b < E / R; ++b) {
+    const int j = t + b * T;
+    if (Ns > 1) {
+      const int k = j % Ns;
+#pragma unroll
+      for (int r = 1; r < R; ++r) v[b * R + r] = cmul(v[b * R + r], block_twiddle<kTable>(r * k, Ns * R));
+    }
+    dft_in_registers<R>(v + b * R);
+  }
+}
+
+// Where a pass's output r of butterfly j goes (Stockham): (j / Ns) Ns R + (j mod Ns) + r Ns.
+template <int R, int Ns>
+__device__ __forceinline__ int output_index(int j, int r) {
+  return (j / Ns) * Ns * R + j % Ns + r * Ns;
+}
+
+// The exchange between the two passes through `buf` (N values): every thread writes its E outputs of
+// pass 0, barrier, every thread reads its inputs of pass 1, barrier (the buffer may be reused).
+template <int N>
+__device__ __forceinline__ void exchange(float2* v, float2* buf, int t) {
+  using Plan = BlockPlan<N>;
+  constexpr int E = Plan::kPerThread, T = Plan::kThreads, Rr = Plan::kLastRadix;
+#pragma unroll
+  for (int r = 0; r < E; ++r) buf[output_index<E, 1>(t, r)] = v[r];
+  __syncthreads();
+#pragma unroll
+  for (int b = 0; b < E / Rr; ++b)
+#pragma unroll
+    for (int r = 0; r < Rr; ++r) v[b * Rr + r] = buf[t + b * T + r * (N / Rr)];
+  __syncthreads();
+}
+
+// Which element of the signal v[i] holds, for thread t: before the FFT (pass 0, radix E: butterfly t reads
+// elements t + i T) and after it (pass 1 writes output r of butterfly j to j + r N/R1).
+template <int N>
+__device__ __forceinline__ int input_element(int t, int i) {
+  return t + i * BlockPlan<N>::kThreads;
+}
+template <int N>
+__device__ __forceinline__ int output_element(int t, int i) {
+  constexpr int Rl = BlockPlan<N>::kLastRadix;
+  return t + (i / Rl) * BlockPlan<N>::kThreads + (i % Rl) * (N / Rl);
+}
+
+// The N-point FFT of one signal by its T threads t = 0..T-1. On entry v[i] holds element
+// input_element(t, i), on return output element output_element(t, i). `buf` (N values) is free on return.
+template <int N, bool kTable>
+__device__ __forceinline__ void block_fft(float2 (&v)[BlockPlan<N>::kPerThread], float2* buf, int t) {
+  using Plan = BlockPlan<N>;
+  butterflies<N, Plan::radix(0), Plan::stride(0), kTable>(v, t);
+  exchange<N>(v, buf, t);
+  butterflies<N, Plan::radix(1), Plan::stride(1), kTable>(v, t);
+}
+
+// One signal per block, T = N / E threads: straight from global memory into registers and back.
+template <int N, bool kTable>
+__global__ void __launch_bounds__(BlockPlan<N>::kThreads) fft_block_kernel(const float2* __restrict__ in,
+                                                                          float2* __restrict__ out) {
+  constexpr int E = BlockPlan<N>::kPerThread;
+  __shared__ float2 buf[N];
+  const float2* src = in + static_cast<long long>(blockIdx.x) * N;
+  float2* dst = out + static_cast<long long>(blockIdx.x) * N;
+  const int t = threadIdx.x;
+  float2 v[E];
+#pragma unroll
+  for (int i = 0; i < E; ++i) v[i] = src[input_element<N>(t, i)];
+  block_fft<N, kTable>(v, buf, t);
+#pragma unroll
+  for (int i = 0; i < E; ++i) dst[output_element<N>(t, i)] = v[i];
+}
+
+// ---- Regime 3: N >= 8192, four-step FFT through global memory -------------------------------------------
+// Index the signal as a matrix of N1 rows and N2 columns, x[j1 N2 + j2]. Then, with k = k1 + N1 k2,
+//   X[k1 + N1 k2] = sum_j2 W_N2^(j2 k2) [ W_N^(j2 k1) sum_j1 W_N1^(j1 k1) x[j1 N2 + j2] ]
+// Step 1 (fft_columns_kernel): an N1-point FFT down every column j2, times W_N^(j2 k1), stored in place of
+// the column in the workspace: y[k1 N2 + j2]. Step 2 (fft_rows_kernel): an N2-point FFT along every row k1
+// of y, its output k2 stored at k1 + N1 k2. N1 = max(64, N / 4096), N2 = N / N1: N1 = 64..256,
+// N2 = 128..4096, so N <= 2^20. W_N^(j2 k1) comes from sincospif (N is beyond the table).
+constexpr int kColumnTileThreads = 256;  // threads of a column block: C columns x N1/E threads each
+
+template <int N1>
+struct ColumnTile {
+  static constexpr int kThreadsPerColumn = BlockPlan<N1>::kThreads;
+  static constexpr int kColumns = kColumnTileThreads / kThreadsPerColumn;  // C: 16 (N1 = 256) to 32 (N1 = 64)
+};
+
+// Block (column tile c0 .. c0 + C - 1 of signal s). The tile is read and written row by row, C consecutive
+// complex values per row (coalesced), and transposed through shared memory, where each column is one
+// contiguous signal for block_fft.
+template <int N1, bool kTable>
+__global__ void __launch_bounds__(kColumnTileThreads) fft_columns_kernel(const float2* __restrict__ in,
+                                                                        float2* __restrict__ y, int log2n) {
+  constexpr int C = ColumnTile<N1>::kColumns, T1 = ColumnTile<N1>::kThreadsPerColumn;
+  constexpr int E = BlockPlan<N1>::kPerThread;
+  __shared__ float2 tile[C * N1];  // column c at tile[c N1 ...]
+  const int n = 1 << log2n, n2 = n / N1;
+  const int tiles_per_signal = n2 / C;
+  const long long signal = blockIdx.x / tiles_per_signal;
+  const int c0 = (blockIdx.x % tiles_per_signal) * C;
+  const float2* src = in + signal * n + c0;
+  float2* dst = y + signal * n + c0;
+  for (int e = threadIdx.x; e < C * N1; e += kColumnTileThreads) {  // row e / C, column e % C
+    tile[(e % C) * N1 + e / C] = src[static_cast<long long>(e / C) * n2 + e % C];
+  }
+  __syncthreads();
+  const int column = threadIdx.x / T1, t = threadIdx.x % T1;
+  float2* col = tile + column * N1;  // this column: the FFT's input, exchange buffer and output
+  const int j2 = c0 + column;
+  float2 v[E];
+#pragma unroll
+  for (int i = 0; i < E; ++i) v[i] = col[input_element<N1>(t, i)];
+  __syncthreads();  // every read of the tile before the exchange writes into it
+  block_fft<N1, kTable>(v, col, t);
+#pragma unroll
+  for (int i = 0; i < E; ++i) {
+    const int k1 = output_element<N1>(t, i);
+    col[k1] = cmul(v[i], twiddle((j2 * k1) & (n - 1), n));  // W_N^(j2 k1)
+  }
+  __syncthreads();
+  for (int e = threadIdx.x; e < C * N1; e += kColumnTileThreads) {
+    dst[static_cast<long long>(e / C) * n2 + e % C] = tile[(e % C) * N1 + e / C];
+  }
+}
+
+// Block (row k1 of signal s): the N2-point FFT of y's row, output k2 to out[s N + k1 + N1 k2]. Those
+// stores are N1 elements apart; neighbouring blocks fill in the rest of each 32-byte sector in L2.
+template <int N2, bool kTable>
+__global__ void __launch_bounds__(BlockPlan<N2>::kThreads) fft_rows_kernel(const float2* __restrict__ y,
+                                                                          float2* __restrict__ out, int log2n) {
+  constexpr int E = BlockPlan<N2>::kPerThread;
+  __shared__ float2 buf[N2];
+  const int n1 = (1 << log2n) / N2;
+  const long long signal = blockIdx.x / n1;
+  const int k1 = blockIdx.x % n1;
+  const float2* src = y + signal * (static_cast<long long>(n1) * N2) + static_cast<long long>(k1) * N2;
+  float2* dst = out + signal * (static_cast<long long>(n1) * N2) + k1;
+  const int t = threadIdx.x;
+  float2 v[E];
+#pragma unroll
+  for (int i = 0; i < E; ++i) v[i] = src[input_element<N2>(t, i)];
+  block_fft<N2, kTable>(v, buf, t);
+#pragma unroll
+  for (int i = 0; i < E; ++i) dst[static_cast<long long>(output_element<N2>(t, i)) * n1] = v[i];
+}
+
+// ---- Host side ---------------------------------------------------------------------------------------------
+constexpr int kMinLog2n = 3, kMaxLog2n = 20;
+constexpr int kMaxBlockLog2n = 12;  // N <= 4096 in one block
+
+inline int column_length(int log2n) { return 1 << (log2n - kMaxBlockLog2n > 6 ? log2n - kMaxBlockLog2n : 6); }
+
+// Workspace: the four-step intermediate, batch N complex values (none for N <= 4096).
+inline std::size_t workspace_bytes(int log2n, long long batch) {
+  return log2n > kMaxBlockLog2n ? static_cast<std::size_t>(batch) * (std::size_t{1} << log2n) * sizeof(float2) : 0;
+}
+
+// Fills the twiddle table on `stream` the first time a device runs a kernel that reads it (like a cuFFT
+// plan's setup: once, not per transform). Kernels later in the same stream see it; a plain flag per device
+// suffices because the chapter programs and tests drive each device from one host thread.
+inline void ensure_twiddle_table(cudaStream_t stream) {
+  static bool filled[64] = {};
+  int device = 0;
+  TUT_CUDA_CHECK(cudaGetDevice(&device));
+  if (device < 64 && filled[device]) return;
+  fill_twiddle_table_kernel<<<kTableLength / 256, 256, 0, stream>>>();
+  TUT_CHECK_LAUNCH();
+  TUT_CUDA_CHECK(cudaStreamSynchronize(stream));  // once per process: other streams may use it next
+  if (device < 64) filled[device] = true;
+}
+
+template <int N, bool kTable>
+void launch_block(const float2* in, float2* out, long long batch, cudaStream_t stream) {
+  fft_block_kernel<N, kTable><<<static_cast<unsigned>(batch), BlockPlan<N>::kThreads, 0, stream>>>(in, out);
+  TUT_CHECK_LAUNCH();
+}
+
+template <bool kTable>
+void launch_one_block_per_signal(const float2* in, float2* out, int log2n, long long batch, cudaStream_t stream) {
+  switch (log2n) {
+    case 6: return launch_block<64, kTable>(in, out, batch, stream);
+    case 7: return launch_block<128, kTable>(in, out, batch, stream);
+    case 8: return launch_block<256, kTable>(in, out, batch, stream);
+    case 9: return launch_block<512, kTable>(in, out, batch, stream);
+    case 10: return launch_block<1024, kTable>(in, out, batch, stream);
+    case 11: return launch_block<2048, kTable>(in, out, batch, stream);
+    case 12: return launch_block<4096, kTable>(in, out, batch, stream);
+    default: break;
+  }
+}
+
+template <int N1, bool kTable>
+void launch_columns(const float2* in, float2* y, int log2n, long long batch, cudaStream_t stream) {
+  const long long n2 = (1ll << log2n) / N1;
+  const long long blocks = batch * (n2 / ColumnTile<N1>::kColumns);
+  fft_columns_kernel<N1, kTable><<<static_cast<unsigned>(blocks), kColumnTileThreads, 0, stream>>>(in, y, log2n);
+  TUT_CHECK_LAUNCH();
+}
+
+template <int N2, bool kTable>
+void launch_rows(const float2* y, float2* out, int log2n, long long batch, cudaStream_t stream) {
+  const long long blocks = batch * ((1ll << log2n) / N2);
+  fft_rows_kernel<N2, kTable><<<static_cast<unsigned>(blocks), BlockPlan<N2>::kThreads, 0, stream>>>(y, out, log2n);
+  TUT_CHECK_LAUNCH();
+}
+
+template <bool kTable>
+void launch_four_step(const float2* in, float2* out, int log2n, long long batch, float2* y, cudaStream_t stream) {
+  const int n1 = column_length(log2n);
+  switch (n1) {
+    case 64: launch_columns<64, kTable>(in, y, log2n, batch, stream); break;
+    case 128: launch_columns<128, kTable>(in, y, log2n, batch, stream); break;
+    case 256: launch_columns<256, kTable>(in, y, log2n, batch, stream); break;
+    default: return;
+  }
+  switch (log2n - ilog2(n1)) {  // N2
+    case 7: return launch_rows<128, kTable>(y, out, log2n, batch, stream);
+    case 8: return launch_rows<256, kTable>(y, out, log2n, batch, stream);
+    case 9: return launch_rows<512, kTable>(y, out, log2n, batch, stream);
+    case 10: return launch_rows<1024, kTable>(y, out, log2n, batch, stream);
+    case 11: return launch_rows<2048, kTable>(y, out, log2n, batch, stream);
+    case 12: return launch_rows<4096, kTable>(y, out, log2n, batch, stream);
+    default: return;
+  }
+}
+
+template <int N>
+void launch_per_thread(const float2* in, float2* out, long long batch, cudaStream_t stream) {
+  constexpr int kSignals = PerThreadPlan<N>::kThreads;
+  const unsigned blocks = static_cast<unsigned>((batch + kSignals - 1) / kSignals);
+  fft_per_thread_kernel<N><<<blocks, kSignals, 0, stream>>>(in, out, batch);
+  TUT_CHECK_LAUNCH();
+}
+
+// The three regimes behind one entry point. kTable: in-block twiddles from the table (else sincospif).
+template <bool kTable>
+void fft(const float2* in, float2* out, int log2n, long long batch, void* workspace, cudaStream_t stream) {
+  if (batch <= 0) return;
+  if (log2n == 3) return launch_per_thread<8>(in, out, batch, stream);
+  if (log2n == 4) return launch_per_thread<16>(in, out, batch, stream);
+  if (log2n == 5) return launch_per_thread<32>(in, out, batch, stream);
+  if (kTable) ensure_twiddle_table(stream);
+  if (log2n <= kMaxBlockLog2n) return launch_one_block_per_signal<kTable>(in, out, log2n, batch, stream);
+  launch_four_step<kTable>(in, out, log2n, batch, static_cast<float2*>(workspace), stream);
+}
+
+inline void fft_high_radix(const float2* in, float2* out, int log2n, long long batch, void* workspace,
+                           cudaStream_t stream) {
+  fft<true>(in, out, log2n, batch, workspace, stream);
+}
+inline void fft_sincospif(const float2* in, float2* out, int log2n, long long batch, void* workspace,
+                          cudaStream_t stream) {
+  fft<false>(in, out, log2n, batch, workspace, stream);
+}
+
+}  // namespace fft_high_radix

@@ -1,0 +1,38 @@
+// Chapter 34: higher radices (every N <= 4096 in two passes, one shared-memory exchange; N = 32 in one thread)
+// and twiddle factors from a table computed once, against chapter 33's sincospif per value and pass (kept as
+// an on-demand variant). Against cuFFT and cudaMemcpy.
+#include <vector>
+
+#include "fft_chapter.cuh"
+#include "fft_high_radix.cuh"
+
+std::vector<tut::fft::FftVariant> high_radix_variants() {
+  namespace k = fft_high_radix;
+  tut::fft::FftVariant stage;
+  stage.name = "fft-high-radix";
+  stage.description =
+      "N=8,16,32: a thread per signal; N=64..4096: a block per signal in two passes N = E x N/E, E = 8..64 "
+      "values per thread (N=4096: 64 threads, 64x64), one shared-memory exchange; twiddles from a 4096-entry "
+      "table; N>=8192: four-step, two kernels";
+  stage.min_log2n = k::kMinLog2n;
+  stage.max_log2n = k::kMaxLog2n;
+  stage.workspace_bytes = k::workspace_bytes;
+  stage.launch = k::fft_high_radix;
+
+  tut::fft::FftVariant sincos = stage;
+  sincos.name = "sincospif-twiddles";
+  sincos.description = "the stage with every in-block twiddle computed by sincospif, as in chapter 33";
+  sincos.launch = k::fft_sincospif;
+  sincos.on_demand = true;
+  return {stage, sincos};
+}
+
+tut::ChapterSpec chapter_spec() {
+  return tut::fft::make_fft_chapter("34-fft-high-radix",
+                                    "batched 1-D FFT: higher radices (one exchange up to N=4096), twiddle table",
+                                    high_radix_variants());
+}
+
+#ifndef TUT_CHAPTER_NO_MAIN
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, chapter_spec()); }
+#endif
