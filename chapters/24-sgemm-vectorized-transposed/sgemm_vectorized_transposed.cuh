@@ -1,0 +1,224 @@
+// Chapter 24: SGEMM with float4 global loads and A transposed in shared memory.
+//
+// C[m x n] = alpha * A[m x k] * B[k x n] + beta * C, all row-major (leading dimensions k, n, n).
+//
+// Chapter 23's thread tile (8 x 8 outer products from a 128 x 128 x 8 block tile), with one idea changed:
+// every memory access is 128 bits wide.
+//   - Global loads: one float4 of A and one of B per thread per slice (chapter 23: four scalar loads each).
+//   - A is stored TRANSPOSED in shared memory, As[k][m], so that the 8 A values a thread needs for one kk
+//     (rows thread_row .. +7 of column kk) are contiguous: two LDS.128 instead of eight LDS.32. B's 8
+//     values were already contiguous: two LDS.128.
+//   - C is written with float4 stores.
+//
+//        global A row r: [a0 a1 a2 a3 | a4 a5 a6 a7]  ->  As[0][r] As[1][r] ... As[7][r]  (a column of As)
+//
+// The transposing store writes four scalars (a float4 cannot be scattered). Each row of As is padded by 4
+// floats (kPadA): the 32 lanes of a warp store 16 rows x 2 k-quads; without the pad the two k-quads of a
+// row hit the same bank (2-way conflict), with it they are 16 banks apart. The pad keeps every row of As
+// 16-byte aligned, so the float4 reads stay legal.
+//
+// float4 global accesses need 16-byte aligned addresses: the row starts of A (row * k floats) and of B and
+// C (row * n floats) are aligned only when k and n are multiples of 4 and the pointers are aligned. The
+// launcher checks; otherwise it runs the same kernel with scalar global loads and stores (kVectorized =
+// false), which fills the same shared-memory layout and is correct for any shape.
+//
+// Any m, n, k: loads outside the matrix put zeros in shared memory, stores outside it are skipped. With
+// kVectorized, k % 4 == 0 and n % 4 == 0, so a float4 is either wholly inside or wholly outside.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cuda_check.cuh"
+
+namespace sgemm_vectorized_transposed {
+
+// ---- Tile shape ---------------------------------------------------------------------------------------
+constexpr int kBlockM = 128;  // rows of C per block
+constexpr int kBlockN = 128;  // columns of C per block
+constexpr int kBlockK = 8;    // depth of one shared-memory slice of A and B
+constexpr int kThreadM = 8;   // rows of C per thread
+constexpr int kThreadN = 8;   // columns of C per thread
+constexpr int kThreadsN = kBlockN / kThreadN;    // 16 thread tiles across
+constexpr int kThreadsM = kBlockM / kThreadM;    // 16 thread tiles down
+constexpr int kThreads = kThreadsM * kThreadsN;  // 256
+constexpr int kPadA = 4;                         // floats of padding after each row of the transposed A
+constexpr int kLoadsA = kBlockM * kBlockK / 4 / kThreads;  // float4s of A each thread stages per slice (1)
+constexpr int kLoadsB = kBlockK * kBlockN / 4 / kThreads;  // float4s of B each thread stages per slice (1)
+constexpr int kSharedBytes = (kBlockK * (kBlockM + kPadA) + kBlockK * kBlockN) * static_cast<int>(sizeof(float));
+
+static_assert(kBlockM % kThreadM == 0 && kBlockN % kThreadN == 0, "thread tiles must cover the block tile");
+static_assert(kThreads % 32 == 0 && kThreads <= 1024, "whole warps, at most 1024 threads per block");
+static_assert(kBlockK % 4 == 0 && kBlockN % 4 == 0, "slices are loaded as float4");
+static_assert(kThreadM % 4 == 0 && kThreadN % 4 == 0, "fragments are read from shared memory as float4");
+static_assert((kBlockM + kPadA) % 4 == 0, "rows of the transposed A must stay 16-byte aligned");
+static_assert((kBlockM * kBlockK / 4) % kThreads == 0, "every thread stages the same number of A float4s");
+static_assert((kBlockK * kBlockN / 4) % kThreads == 0, "every thread stages the same number of B float4s");
+static_assert(kSharedBytes <= 48 * 1024, "static shared memory is limited to 48 KiB per block");
+
+// ---- Building blocks ----------------------------------------------------------------------------------
+// Four consecutive floats of one row from global memory, zeros outside the row's first `limit` columns.
+// kVectorized: one 128-bit load (the caller guarantees alignment and limit % 4 == 0).
+template <bool kVectorized>
+__device__ __forceinline__ float4 load_quad(const float* __restrict__ row, int col, int limit) {
+  if constexpr (kVectorized) {
+    return col < limit ? *reinterpret_cast<const float4*>(row + col) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  } else {
+    return make_float4(col + 0 < limit ? row[col + 0] : 0.0f, col + 1 < limit ? row[col + 1] : 0.0f,
+                       col + 2 < limit ? row[col + 2] : 0.0f, col + 3 < limit ? row[col + 3] : 0.0f);
+  }
+}
+
+// Four floats from a 16-byte aligned shared-memory address into four registers of a fragment (one LDS.128).
+__device__ __forceinline__ void load_shared_quad(float* frag, const float* smem) {
+  const float4 v = *reinterpret_cast<const float4*>(smem);
+  frag[0] = v.x;
+  frag[1] = v.y;
+  frag[2] = v.z;
+  frag[3] = v.w;
+}
+
+// Stage A[row0 .. +127][k0 .. +7] TRANSPOSED: As[c][r] = A[row0 + r][k0 + c]. Thread t reads the float4 at
+// row t / 2, columns (t % 2) * 4 .. +3, and scatters it down one column of As.
+template <bool kVectorized>
+__device__ __forceinline__ void load_tile_a(const float* __restrict__ A, int m, int k, int row0, int k0,
+                                            float (&As)[kBlockK][kBlockM + kPadA]) {
+#pragma unroll
+  for (int i = 0; i < kLoadsA; ++i) {
+    const int e = static_cast<int>(threadIdx.x) + i * kThreads;
+    const int r = e / (kBlockK / 4), c = e % (kBlockK / 4) * 4;
+    const int gr = row0 + r;
+    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (gr < m) v = load_quad<kVectorized>(A + static_cast<std::size_t>(gr) * k, k0 + c, k);
+    As[c + 0][r] = v.x;
+    As[c + 1][r] = v.y;
+    As[c + 2][r] = v.z;
+    As[c + 3][r] = v.w;
+  }
+}
+
+// Stage B[k0 .. +7][col0 .. +127] as it lies in global memory, one float4 per thread.
+template <bool kVectorized>
+__device__ __forceinline__ void load_tile_b(const float* __restrict__ B, int n, int k, int k0, int col0,
+                                            float (&Bs)[kBlockK][kBlockN]) {
+#pragma unroll
+  for (int i = 0; i < kLoadsB; ++i) {
+    const int e = static_cast<int>(threadIdx.x) + i * kThreads;
+    const int r = e / (kBlockN / 4), c = e % (kBlockN / 4) * 4;
+    const int gr = k0 + r;
+    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (gr < k) v = load_quad<kVectorized>(B + static_cast<std::size_t>(gr) * n, col0 + c, n);
+    *reinterpret_cast<float4*>(&Bs[r][c]) = v;
+  }
+}
+
+// acc += A_s^T[:][rows of this thread] * B_s[:][columns of this thread]; every fragment is read as float4.
+__device__ __forceinline__ void multiply_tile(const float (&As)[kBlockK][kBlockM + kPadA],
+                                              const float (&Bs)[kBlockK][kBlockN], int thread_row,
+                                              int thread_col, float (&acc)[kThreadM][kThreadN]) {
+#pragma unroll
+  for (int kk = 0; kk < kBlockK; ++kk) {
+    float a_frag[kThreadM];
+    float b_frag[kThreadN];
+#pragma unroll
+    for (int i = 0; i < kThreadM; i += 4) load_shared_quad(&a_frag[i], &As[kk][thread_row + i]);
+#pragma unroll
+    for (int j = 0; j < kThreadN; j += 4) load_shared_quad(&b_frag[j], &Bs[kk][thread_col + j]);
+#pragma unroll
+    for (int i = 0; i < kThreadM; ++i)
+#pragma unroll
+      for (int j = 0; j < kThreadN; ++j) acc[i][j] = fmaf(a_frag[i], b_frag[j], acc[i][j]);
+  }
+}
+
+// C = alpha * acc + beta * C for the elements of this thread's tile that lie inside the matrix; float4
+// stores when kVectorized (n % 4 == 0, so a quad is wholly inside or outside).
+template <bool kVectorized>
+__device__ __forceinline__ void store_tile(float* __restrict__ C, int m, int n, int row0, int col0,
+                                           float alpha, float beta, const float (&acc)[kThreadM][kThreadN]) {
+#pragma unroll
+  for (int i = 0; i < kThreadM; ++i) {
+    const int gr = row0 + i;
+    if (gr >= m) break;
+    float* c_row = C + static_cast<std::size_t>(gr) * n;
+#pragma unroll
+    for (int j = 0; j < kThreadN; j += 4) {
+      const int gc = col0 + j;
+      if constexpr (kVectorized) {
+        if (gc < n) {
+          float4 out = make_float4(alpha * acc[i][j], alpha * acc[i][j + 1], alpha * acc[i][j + 2],
+                                   alpha * acc[i][j + 3]);
+          if (beta != 0.0f) {
+            const float4 old = *reinterpret_cast<const float4*>(c_row + gc);
+            out.x = fmaf(beta, old.x, out.x);
+            out.y = fmaf(beta, old.y, out.y);
+            out.z = fmaf(beta, old.z, out.z);
+            out.w = fmaf(beta, old.w, out.w);
+          }
+          *reinterpret_cast<float4*>(c_row + gc) = out;
+        }
+      } else {
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+          if (gc + q < n)
+            c_row[gc + q] = beta == 0.0f ? alpha * acc[i][j + q] : fmaf(beta, c_row[gc + q], alpha * acc[i][j + q]);
+      }
+    }
+  }
+}
+
+// ---- The kernel ---------------------------------------------------------------------------------------
+template <bool kVectorized>
+__global__ void __launch_bounds__(kThreads)
+    sgemm_vectorized_transposed_kernel(int m, int n, int k, float alpha, const float* __restrict__ A,
+                                       const float* __restrict__ B, float beta, float* __restrict__ C) {
+  __shared__ __align__(16) float As[kBlockK][kBlockM + kPadA];  // transposed: As[kk][row]
+  __shared__ __align__(16) float Bs[kBlockK][kBlockN];
+
+  const int block_row = static_cast<int>(blockIdx.y) * kBlockM;
+  const int block_col = static_cast<int>(blockIdx.x) * kBlockN;
+  const int thread_row = static_cast<int>(threadIdx.x) / kThreadsN * kThreadM;  // inside the block tile
+  const int thread_col = static_cast<int>(threadIdx.x) % kThreadsN * kThreadN;
+
+  float acc[kThreadM][kThreadN] = {};
+  for (int k0 = 0; k0 < k; k0 += kBlockK) {
+    load_tile_a<kVectorized>(A, m, k, block_row, k0, As);
+    load_tile_b<kVectorized>(B, n, k, k0, block_col, Bs);
+    __syncthreads();  // the slice is complete before anyone reads it
+    multiply_tile(As, Bs, thread_row, thread_col, acc);
+    __syncthreads();  // everyone is done with the slice before the next one overwrites it
+  }
+  store_tile<kVectorized>(C, m, n, block_row + thread_row, block_col + thread_col, alpha, beta, acc);
+}
+
+// ---- Host launcher ------------------------------------------------------------------------------------
+inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+// True when every row of A, B and C starts on a 16-byte boundary, so float4 accesses are legal.
+inline bool can_vectorize(int n, int k, const float* A, const float* B, const float* C) {
+  return k % 4 == 0 && n % 4 == 0 && aligned16(A) && aligned16(B) && aligned16(C);
+}
+
+inline void sgemm(int m, int n, int k, float alpha, const float* A, const float* B, float beta, float* C,
+                  cudaStream_t stream) {
+  if (m <= 0 || n <= 0) return;  // an empty C: nothing to write
+  const dim3 grid((n + kBlockN - 1) / kBlockN, (m + kBlockM - 1) / kBlockM);
+  if (can_vectorize(n, k, A, B, C))
+    sgemm_vectorized_transposed_kernel<true><<<grid, kThreads, 0, stream>>>(m, n, k, alpha, A, B, beta, C);
+  else  // k or n not a multiple of 4, or a misaligned pointer: scalar global accesses, same tiles
+    sgemm_vectorized_transposed_kernel<false><<<grid, kThreads, 0, stream>>>(m, n, k, alpha, A, B, beta, C);
+  TUT_CHECK_LAUNCH();
+}
+
+// The scalar-global path for every shape (measured on demand: what the float4 global accesses buy).
+inline void sgemm_scalar_global(int m, int n, int k, float alpha, const float* A, const float* B, float beta,
+                                float* C, cudaStream_t stream) {
+  if (m <= 0 || n <= 0) return;
+  const dim3 grid((n + kBlockN - 1) / kBlockN, (m + kBlockM - 1) / kBlockM);
+  sgemm_vectorized_transposed_kernel<false><<<grid, kThreads, 0, stream>>>(m, n, k, alpha, A, B, beta, C);
+  TUT_CHECK_LAUNCH();
+}
+
+}  // namespace sgemm_vectorized_transposed

@@ -1,0 +1,238 @@
+// Chapter 25: SGEMM with a warp tile between the block tile and the thread tile.
+//
+// C[m x n] = alpha * A[m x k] * B[k x n] + beta * C, all row-major (leading dimensions k, n, n).
+//
+// Chapter 24's kernel (128 x 128 x 8 block tile, float4 loads, A transposed in shared memory, 8 x 8
+// results per thread), with one idea changed: WHICH 8 x 8 results a thread owns. In chapter 24 thread t
+// owns one contiguous 8 x 8 square, so the 32 lanes of a warp read B fragments 32 bytes apart (16 distinct
+// float4s spread over 512 bytes: bank conflicts) and the warp's footprint is a 16 x 128 strip of C.
+//
+// Here the block tile is split into warp tiles, and each warp tile into lane quads:
+//
+//   block tile 128 x 128 = 4 x 2 warp tiles of 32 x 64
+//   warp tile 32 x 64    = 2 x 2 sub-tiles of 16 x 32; in each, the 32 lanes (4 x 8) own a 4 x 4 quad
+//   thread tile          = its 4 quads, 8 x 8 results, same count as chapter 24
+//
+//          warp tile (32 x 64)          columns: in * 32 + lane_col * 4 + 0..3   (in = 0, 1)
+//        +----------------+----------------+
+//        | sub (0,0)      | sub (0,1)      |   rows: im * 16 + lane_row * 4 + 0..3   (im = 0, 1)
+//        | lanes 4 x 8,   |                |
+//        | 4 x 4 each     |                |   lane_row = lane / 8, lane_col = lane % 8
+//        +----------------+----------------+
+//        | sub (1,0)      | sub (1,1)      |
+//        +----------------+----------------+
+//
+// For one kk and one sub-tile a warp reads 4 distinct float4s of As (64 contiguous bytes, each broadcast
+// to 8 lanes) and 8 distinct float4s of Bs (128 contiguous bytes): every LDS.128 is conflict-free. The warp's footprint shrinks from 16 x 128 to 32 x 64, so it
+// reads 96 distinct floats of shared memory per kk instead of 144. The same layout is what CUTLASS's
+// SIMT GEMMs use (a warp-level MMA built from per-lane outer products).
+//
+// Unchanged from chapter 24: float4 global loads with a scalar fallback when k or n is not a multiple of 4
+// (or a pointer is misaligned), As padded by 4 floats per row, zeros for loads outside the matrix,
+// stores outside it skipped, beta == 0 never reads C.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cuda_check.cuh"
+
+namespace sgemm_warp_tiling {
+
+// ---- Tile shape ---------------------------------------------------------------------------------------
+constexpr int kBlockM = 128;  // rows of C per block
+constexpr int kBlockN = 128;  // columns of C per block
+constexpr int kBlockK = 8;    // depth of one shared-memory slice of A and B
+constexpr int kWarpM = 32;    // rows of C per warp
+constexpr int kWarpN = 64;    // columns of C per warp
+constexpr int kLanesM = 4;    // a warp's 32 lanes as a 4 x 8 grid of 4 x 4 quads
+constexpr int kLanesN = 8;
+constexpr int kQuad = 4;      // each lane owns kQuad x kQuad results per sub-tile (one float4 per row)
+constexpr int kWarpIterM = kWarpM / (kLanesM * kQuad);  // 2 sub-tiles down the warp tile
+constexpr int kWarpIterN = kWarpN / (kLanesN * kQuad);  // 2 sub-tiles across
+constexpr int kThreadM = kWarpIterM * kQuad;  // 8 rows of C per thread
+constexpr int kThreadN = kWarpIterN * kQuad;  // 8 columns of C per thread
+constexpr int kWarpsM = kBlockM / kWarpM;     // 4 warp tiles down
+constexpr int kWarpsN = kBlockN / kWarpN;     // 2 warp tiles across
+constexpr int kThreads = kWarpsM * kWarpsN * 32;  // 256
+constexpr int kPadA = 4;                         // floats of padding after each row of the transposed A
+constexpr int kLoadsA = kBlockM * kBlockK / 4 / kThreads;  // float4s of A each thread stages per slice (1)
+constexpr int kLoadsB = kBlockK * kBlockN / 4 / kThreads;  // float4s of B each thread stages per slice (1)
+constexpr int kSharedBytes = (kBlockK * (kBlockM + kPadA) + kBlockK * kBlockN) * static_cast<int>(sizeof(float));
+
+static_assert(kBlockM % kWarpM == 0 && kBlockN % kWarpN == 0, "warp tiles must cover the block tile");
+static_assert(kLanesM * kLanesN == 32, "the lane grid is one warp");
+static_assert(kWarpM % (kLanesM * kQuad) == 0 && kWarpN % (kLanesN * kQuad) == 0,
+              "lane quads must cover the warp tile");
+static_assert(kThreads % 32 == 0 && kThreads <= 1024, "whole warps, at most 1024 threads per block");
+static_assert(kBlockK % 4 == 0 && kBlockN % 4 == 0, "slices are loaded as float4");
+static_assert(kQuad == 4, "fragments are read from shared memory as float4");
+static_assert((kBlockM + kPadA) % 4 == 0, "rows of the transposed A must stay 16-byte aligned");
+static_assert((kBlockM * kBlockK / 4) % kThreads == 0, "every thread stages the same number of A float4s");
+static_assert((kBlockK * kBlockN / 4) % kThreads == 0, "every thread stages the same number of B float4s");
+static_assert(kSharedBytes <= 48 * 1024, "static shared memory is limited to 48 KiB per block");
+
+// ---- Building blocks ----------------------------------------------------------------------------------
+// Four consecutive floats of one row from global memory, zeros outside the row's first `limit` columns.
+// kVectorized: one 128-bit load (the caller guarantees alignment and limit % 4 == 0).
+template <bool kVectorized>
+__device__ __forceinline__ float4 load_quad(const float* __restrict__ row, int col, int limit) {
+  if constexpr (kVectorized) {
+    return col < limit ? *reinterpret_cast<const float4*>(row + col) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  } else {
+    return make_float4(col + 0 < limit ? row[col + 0] : 0.0f, col + 1 < limit ? row[col + 1] : 0.0f,
+                       col + 2 < limit ? row[col + 2] : 0.0f, col + 3 < limit ? row[col + 3] : 0.0f);
+  }
+}
+
+// Four floats from a 16-byte aligned shared-memory address into four registers of a fragment (one LDS.128).
+__device__ __forceinline__ void load_shared_quad(float* frag, const float* smem) {
+  const float4 v = *reinterpret_cast<const float4*>(smem);
+  frag[0] = v.x;
+  frag[1] = v.y;
+  frag[2] = v.z;
+  frag[3] = v.w;
+}
+
+// Stage A[row0 .. +127][k0 .. +7] TRANSPOSED: As[c][r] = A[row0 + r][k0 + c]. Thread t reads the float4 at
+// row t / 2, columns (t % 2) * 4 .. +3, and scatters it down one column of As.
+template <bool kVectorized>
+__device__ __forceinline__ void load_tile_a(const float* __restrict__ A, int m, int k, int row0, int k0,
+                                            float (&As)[kBlockK][kBlockM + kPadA]) {
+#pragma unroll
+  for (int i = 0; i < kLoadsA; ++i) {
+    const int e = static_cast<int>(threadIdx.x) + i * kThreads;
+    const int r = e / (kBlockK / 4), c = e % (kBlockK / 4) * 4;
+    const int gr = row0 + r;
+    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (gr < m) v = load_quad<kVectorized>(A + static_cast<std::size_t>(gr) * k, k0 + c, k);
+    As[c + 0][r] = v.x;
+    As[c + 1][r] = v.y;
+    As[c + 2][r] = v.z;
+    As[c + 3][r] = v.w;
+  }
+}
+
+// Stage B[k0 .. +7][col0 .. +127] as it lies in global memory, one float4 per thread.
+template <bool kVectorized>
+__device__ __forceinline__ void load_tile_b(const float* __restrict__ B, int n, int k, int k0, int col0,
+                                            float (&Bs)[kBlockK][kBlockN]) {
+#pragma unroll
+  for (int i = 0; i < kLoadsB; ++i) {
+    const int e = static_cast<int>(threadIdx.x) + i * kThreads;
+    const int r = e / (kBlockN / 4), c = e % (kBlockN / 4) * 4;
+    const int gr = k0 + r;
+    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (gr < k) v = load_quad<kVectorized>(B + static_cast<std::size_t>(gr) * n, col0 + c, n);
+    *reinterpret_cast<float4*>(&Bs[r][c]) = v;
+  }
+}
+
+// acc += A_s^T[:][rows of this thread] * B_s[:][columns of this thread]. The thread's rows are
+// thread_row + im * 16 + 0..3, its columns thread_col + in * 32 + 0..3 (im, in = 0, 1).
+__device__ __forceinline__ void multiply_tile(const float (&As)[kBlockK][kBlockM + kPadA],
+                                              const float (&Bs)[kBlockK][kBlockN], int thread_row,
+                                              int thread_col, float (&acc)[kThreadM][kThreadN]) {
+#pragma unroll
+  for (int kk = 0; kk < kBlockK; ++kk) {
+    float a_frag[kThreadM];
+    float b_frag[kThreadN];
+#pragma unroll
+    for (int im = 0; im < kWarpIterM; ++im)
+      load_shared_quad(&a_frag[im * kQuad], &As[kk][thread_row + im * kLanesM * kQuad]);
+#pragma unroll
+    for (int in = 0; in < kWarpIterN; ++in)
+      load_shared_quad(&b_frag[in * kQuad], &Bs[kk][thread_col + in * kLanesN * kQuad]);
+#pragma unroll
+    for (int i = 0; i < kThreadM; ++i)
+#pragma unroll
+      for (int j = 0; j < kThreadN; ++j) acc[i][j] = fmaf(a_frag[i], b_frag[j], acc[i][j]);
+  }
+}
+
+// C = alpha * acc + beta * C for the elements of this thread's quads that lie inside the matrix; float4
+// stores when kVectorized (n % 4 == 0, so a quad row is wholly inside or outside). row0/col0: the
+// thread's first row and column in C; quad (im, in) starts kLanesM * 4 * im rows and kLanesN * 4 * in
+// columns further.
+template <bool kVectorized>
+__device__ __forceinline__ void store_tile(float* __restrict__ C, int m, int n, int row0, int col0,
+                                           float alpha, float beta, const float (&acc)[kThreadM][kThreadN]) {
+#pragma unroll
+  for (int i = 0; i < kThreadM; ++i) {
+    const int gr = row0 + i / kQuad * (kLanesM * kQuad) + i % kQuad;
+    if (gr >= m) break;  // rows increase with i
+    float* c_row = C + static_cast<std::size_t>(gr) * n;
+#pragma unroll
+    for (int j = 0; j < kThreadN; j += kQuad) {
+      const int gc = col0 + j / kQuad * (kLanesN * kQuad);
+      if constexpr (kVectorized) {
+        if (gc < n) {
+          float4 out = make_float4(alpha * acc[i][j], alpha * acc[i][j + 1], alpha * acc[i][j + 2],
+                                   alpha * acc[i][j + 3]);
+          if (beta != 0.0f) {
+            const float4 old = *reinterpret_cast<const float4*>(c_row + gc);
+            out.x = fmaf(beta, old.x, out.x);
+            out.y = fmaf(beta, old.y, out.y);
+            out.z = fmaf(beta, old.z, out.z);
+            out.w = fmaf(beta, old.w, out.w);
+          }
+          *reinterpret_cast<float4*>(c_row + gc) = out;
+        }
+      } else {
+#pragma unroll
+        for (int q = 0; q < kQuad; ++q)
+          if (gc + q < n)
+            c_row[gc + q] = beta == 0.0f ? alpha * acc[i][j + q] : fmaf(beta, c_row[gc + q], alpha * acc[i][j + q]);
+      }
+    }
+  }
+}
+
+// ---- The kernel ---------------------------------------------------------------------------------------
+template <bool kVectorized>
+__global__ void __launch_bounds__(kThreads)
+    sgemm_warp_tiling_kernel(int m, int n, int k, float alpha, const float* __restrict__ A,
+                             const float* __restrict__ B, float beta, float* __restrict__ C) {
+  __shared__ __align__(16) float As[kBlockK][kBlockM + kPadA];  // transposed: As[kk][row]
+  __shared__ __align__(16) float Bs[kBlockK][kBlockN];
+
+  const int block_row = static_cast<int>(blockIdx.y) * kBlockM;
+  const int block_col = static_cast<int>(blockIdx.x) * kBlockN;
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  // The first row and column of this thread's first quad, inside the block tile.
+  const int thread_row = warp / kWarpsN * kWarpM + lane / kLanesN * kQuad;
+  const int thread_col = warp % kWarpsN * kWarpN + lane % kLanesN * kQuad;
+
+  float acc[kThreadM][kThreadN] = {};
+  for (int k0 = 0; k0 < k; k0 += kBlockK) {
+    load_tile_a<kVectorized>(A, m, k, block_row, k0, As);
+    load_tile_b<kVectorized>(B, n, k, k0, block_col, Bs);
+    __syncthreads();  // the slice is complete before anyone reads it
+    multiply_tile(As, Bs, thread_row, thread_col, acc);
+    __syncthreads();  // everyone is done with the slice before the next one overwrites it
+  }
+  store_tile<kVectorized>(C, m, n, block_row + thread_row, block_col + thread_col, alpha, beta, acc);
+}
+
+// ---- Host launcher ------------------------------------------------------------------------------------
+inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+// True when every row of A, B and C starts on a 16-byte boundary, so float4 accesses are legal.
+inline bool can_vectorize(int n, int k, const float* A, const float* B, const float* C) {
+  return k % 4 == 0 && n % 4 == 0 && aligned16(A) && aligned16(B) && aligned16(C);
+}
+
+inline void sgemm(int m, int n, int k, float alpha, const float* A, const float* B, float beta, float* C,
+                  cudaStream_t stream) {
+  if (m <= 0 || n <= 0) return;  // an empty C: nothing to write
+  const dim3 grid((n + kBlockN - 1) / kBlockN, (m + kBlockM - 1) / kBlockM);
+  if (can_vectorize(n, k, A, B, C))
+    sgemm_warp_tiling_kernel<true><<<grid, kThreads, 0, stream>>>(m, n, k, alpha, A, B, beta, C);
+  else  // k or n not a multiple of 4, or a misaligned pointer: scalar global accesses, same tiles
+    sgemm_warp_tiling_kernel<false><<<grid, kThreads, 0, stream>>>(m, n, k, alpha, A, B, beta, C);
+  TUT_CHECK_LAUNCH();
+}
+
+}  // namespace sgemm_warp_tiling

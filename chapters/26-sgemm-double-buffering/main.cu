@@ -1,0 +1,23 @@
+// Chapter 26: SGEMM with cp.async double buffering: the next k-slice is copied into shared memory while
+// the current one is multiplied. The stage against cuBLAS.
+#include <vector>
+
+#include "gemm/gemm_workload.cuh"
+#include "sgemm_double_buffering.cuh"
+
+std::vector<tut::gemm::GemmVariant> double_buffering_variants() {
+  return {{"sgemm-double-buffering",
+           "chapter 25's warp-tiled kernel with two shared-memory buffers filled by cp.async (sm_80+; "
+           "synchronous copies on sm_75)",
+           sgemm_double_buffering::sgemm, ""}};
+}
+
+tut::ChapterSpec chapter_spec() {
+  return tut::gemm::make_gemm_chapter("26-sgemm-double-buffering",
+                                      "SGEMM: cp.async double buffering of the shared-memory slices",
+                                      double_buffering_variants());
+}
+
+#ifndef TUT_CHAPTER_NO_MAIN
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, chapter_spec()); }
+#endif

@@ -1,0 +1,71 @@
+// Chapter 27: the tuned SGEMM for sm_90. Chapter 26's kernel as a template over its tile shapes,
+// pipeline depth and block order; the stage is the configuration that measured fastest, the other
+// candidates stay runnable (--variant all) so the choice can be re-measured on any GPU.
+#include <string>
+#include <vector>
+
+#include "gemm/gemm_workload.cuh"
+#include "sgemm_tuned.cuh"
+
+namespace {
+
+// The candidates. Name: tuned-<block M x N x K>-w<warp M x N>-t<thread M x N>-s<stages>[-g<band>].
+//                                     BM   BN  BK  WM  WN lanesM stages groupM minBlocks
+using Tile128x128x8_W32x64_S2 = sgemm_tuned::TileConfig<128, 128, 8, 32, 64, 4, 2, 1, 2>;
+using Tile128x128x8_W32x64_S3 = sgemm_tuned::TileConfig<128, 128, 8, 32, 64, 4, 3, 1, 2>;
+using Tile128x128x16_W32x64_S3 = sgemm_tuned::TileConfig<128, 128, 16, 32, 64, 4, 3, 1, 2>;
+using Tile128x128x16_W32x64_S3_G8 = sgemm_tuned::TileConfig<128, 128, 16, 32, 64, 4, 3, 8, 2>;
+using Tile128x128x16_W64x32_S3 = sgemm_tuned::TileConfig<128, 128, 16, 64, 32, 8, 3, 1, 2>;
+using Tile128x128x16_W32x64_S4 = sgemm_tuned::TileConfig<128, 128, 16, 32, 64, 4, 4, 1, 1>;
+using Tile128x128x8_W64x64_S3 = sgemm_tuned::TileConfig<128, 128, 8, 64, 64, 4, 3, 1, 2>;
+using Tile128x256x8_W64x64_S3 = sgemm_tuned::TileConfig<128, 256, 8, 64, 64, 4, 3, 1, 1>;
+using Tile256x128x8_W64x64_S3 = sgemm_tuned::TileConfig<256, 128, 8, 64, 64, 4, 3, 1, 1>;
+using Tile128x256x16_W64x64_S3_G8 = sgemm_tuned::TileConfig<128, 256, 16, 64, 64, 4, 3, 8, 1>;
+
+template <class Cfg>
+std::string shape_text() {
+  return std::to_string(Cfg::kBlockM) + "x" + std::to_string(Cfg::kBlockN) + "x" + std::to_string(Cfg::kBlockK) +
+         " block tile, " + std::to_string(Cfg::kThreads) + " threads, warp tile " + std::to_string(Cfg::kWarpM) +
+         "x" + std::to_string(Cfg::kWarpN) + ", " + std::to_string(Cfg::kThreadM) + "x" +
+         std::to_string(Cfg::kThreadN) + " per thread, " + std::to_string(Cfg::kStages) + " cp.async stages (" +
+         std::to_string(Cfg::kSharedBytes / 1024) + "." + std::to_string(Cfg::kSharedBytes % 1024 * 10 / 1024) +
+         " KiB)" +
+         (Cfg::kGroupM > 1 ? ", blocks in bands of " + std::to_string(Cfg::kGroupM) + " tile-rows" : "");
+}
+
+template <class Cfg>
+tut::gemm::GemmVariant candidate(const std::string& name) {
+  return {name, shape_text<Cfg>(), sgemm_tuned::sgemm<Cfg>, "", true};
+}
+
+}  // namespace
+
+// The stage: the configuration chosen by measurement (see README.md, "Variants measured").
+using StageConfig = Tile128x128x16_W32x64_S3;
+
+std::vector<tut::gemm::GemmVariant> tuned_variants() {
+  return {
+      {"sgemm-tuned", "the chosen configuration: " + shape_text<StageConfig>(), sgemm_tuned::sgemm<StageConfig>,
+       ""},
+      candidate<Tile128x128x8_W32x64_S2>("tuned-128x128x8-w32x64-t8x8-s2"),
+      candidate<Tile128x128x8_W32x64_S3>("tuned-128x128x8-w32x64-t8x8-s3"),
+      candidate<Tile128x128x16_W32x64_S3>("tuned-128x128x16-w32x64-t8x8-s3"),
+      candidate<Tile128x128x16_W32x64_S3_G8>("tuned-128x128x16-w32x64-t8x8-s3-g8"),
+      candidate<Tile128x128x16_W64x32_S3>("tuned-128x128x16-w64x32-t8x8-s3"),
+      candidate<Tile128x128x16_W32x64_S4>("tuned-128x128x16-w32x64-t8x8-s4"),
+      candidate<Tile128x128x8_W64x64_S3>("tuned-128x128x8-w64x64-t16x8-s3"),
+      candidate<Tile128x256x8_W64x64_S3>("tuned-128x256x8-w64x64-t16x8-s3"),
+      candidate<Tile256x128x8_W64x64_S3>("tuned-256x128x8-w64x64-t16x8-s3"),
+      candidate<Tile128x256x16_W64x64_S3_G8>("tuned-128x256x16-w64x64-t16x8-s3-g8"),
+  };
+}
+
+tut::ChapterSpec chapter_spec() {
+  return tut::gemm::make_gemm_chapter(
+      "27-sgemm-tuned", "tuned SGEMM: tile shapes, pipeline depth and block order chosen by measurement",
+      tuned_variants());
+}
+
+#ifndef TUT_CHAPTER_NO_MAIN
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, chapter_spec()); }
+#endif

@@ -1,0 +1,412 @@
+// Chapter 27: the tuned SGEMM: chapter 26's kernel as a template over its tile shapes and pipeline depth,
+// the shape chosen by measurement on the GPU.
+//
+// C[m x n] = alpha * A[m x k] * B[k x n] + beta * C, all row-major (leading dimensions k, n, n).
+//
+// Chapter 26's kernel (warp tiles of lane quads, A transposed in shared memory, cp.async copies of the
+// next slice during the multiply), with one idea changed: nothing is fixed any more. Every constant that
+// chapters 23-26 chose by reasoning becomes a template parameter (struct TileConfig), and the chapter runs
+// a handful of configurations to pick the stage by measurement:
+//
+//   kBlockM x kBlockN x kBlockK   block tile and slice depth       128 x 128 x 8 (chapter 26), 128 x 256, ...
+//   kWarpM x kWarpN               warp tile                        32 x 64, 64 x 32, 64 x 64
+//   kLanesM                       the warp's lanes as 4 x 8 or 8 x 4 quads
+//                                 thread tile = (kWarpM / kLanesM) x (kWarpN / kLanesN): 8 x 8 or 16 x 8
+//   kStages                       shared-memory buffers in flight  2 (chapter 26), 3, 4
+//   kGroupM                       block order: kGroupM tile-rows at a time (1 = row by row)
+//   kMinBlocksPerSm               __launch_bounds__ minimum (register cap 65536 / threads / min)
+//
+// Three mechanisms are new beside the parameters:
+//
+// 1. A k-stage pipeline with ONE barrier per slice. With kStages buffers, kStages - 1 slices are in flight
+//    while one is multiplied:
+//        prologue: copy slices 0 .. kStages-2, one cp.async group each
+//        slice t:  wait until slice t has landed (at most kStages-2 groups pending); __syncthreads
+//                  copy slice t + kStages - 1 into the buffer slice t - 1 used (everyone has passed the
+//                  barrier, so everyone has finished multiplying slice t - 1); commit
+//                  multiply slice t
+//    Chapter 26 needed a second barrier per slice because it refilled the buffer it had just read.
+//
+// 2. Grouped block order (kGroupM): blocks are numbered along columns of a band of kGroupM tile-rows
+//    (as in Triton's matmul tutorial and CUTLASS's threadblock swizzle), so the blocks resident at one
+//    time share rows of A and columns of B in L2 instead of streaming a whole row of tiles.
+//
+// 3. Dynamic shared memory: three 128 x 128 x 16 stages need 49 KiB, over the 48 KiB static limit;
+//    the launcher opts in with cudaFuncAttributeMaxDynamicSharedMemorySize, and refuses, with one
+//    sentence, a configuration the GPU cannot hold (sm_75 allows 64 KiB per block, sm_90 227 KiB).
+//
+// The A slice is copied by 4-byte cp.async to its transposed place; lanes take 8 consecutive k of 4 rows
+// (chunks of 8 columns of the slice), so a warp reads 4 x 32 contiguous bytes of global memory and its
+// stores As[c][r] fall in 32 different banks for any kBlockK (bank = (4 c + r) % 32 with the 4-float pad).
+// float4 condition as chapter 26: n % 4 == 0 and 16-byte aligned B and C, else 4-byte copies of B and
+// scalar stores of C. Zeros for copies outside the matrix, stores outside it skipped, beta == 0 never
+// reads C. FP32 FFMA only: no tensor cores, no TF32.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "cuda_check.cuh"
+
+namespace sgemm_tuned {
+
+// ---- Tile shape ---------------------------------------------------------------------------------------
+template <int BlockM, int BlockN, int BlockK, int WarpM, int WarpN, int LanesM, int Stages, int GroupM,
+          int MinBlocksPerSm>
+struct TileConfig {
+  static constexpr int kBlockM = BlockM;  // rows of C per block
+  static constexpr int kBlockN = BlockN;  // columns of C per block
+  static constexpr int kBlockK = BlockK;  // depth of one shared-memory slice of A and B
+  static constexpr int kWarpM = WarpM;    // rows of C per warp
+  static constexpr int kWarpN = WarpN;    // columns of C per warp
+  static constexpr int kLanesM = LanesM;  // a warp's 32 lanes as a kLanesM x kLanesN grid of quads
+  static constexpr int kLanesN = 32 / LanesM;
+  static constexpr int kQuad = 4;  // each lane owns kQuad x kQuad results per sub-tile (one float4 per row)
+  static constexpr int kWarpIterM = kWarpM / (kLanesM * kQuad);  // sub-tiles down the warp tile
+  static constexpr int kWarpIterN = kWarpN / (kLanesN * kQuad);  // sub-tiles across
+  static constexpr int kThreadM = kWarpIterM * kQuad;            // rows of C per thread
+  static constexpr int kThreadN = kWarpIterN * kQuad;            // columns of C per thread
+  static constexpr int kWarpsM = kBlockM / kWarpM;
+  static constexpr int kWarpsN = kBlockN / kWarpN;
+  static constexpr int kThreads = kWarpsM * kWarpsN * 32;
+  static constexpr int kPadA = 4;         // floats of padding after each row of the transposed A
+  static constexpr int kStages = Stages;  // shared-memory buffers in flight
+  static constexpr int kGroupM = GroupM;  // tile-rows per band of the block order
+  static constexpr int kMinBlocksPerSm = MinBlocksPerSm;
+  // Copies of one slice. A: 8 consecutive k of one row per 8 lanes (kChunkK), so one pass of all threads
+  // covers kRowsPerPassA rows of one 8-column chunk. B: one float4 per thread, kRowsPerPassB rows per pass.
+  static constexpr int kChunkK = 8;
+  static constexpr int kRowsPerPassA = kThreads / kChunkK;
+  static constexpr int kPassesA = kBlockM / kRowsPerPassA;  // passes over the rows of one chunk
+  static constexpr int kChunksA = kBlockK / kChunkK;        // chunks of 8 columns in a slice
+  static constexpr int kRowsPerPassB = kThreads / (kBlockN / 4);
+  static constexpr int kPassesB = kBlockK / kRowsPerPassB;
+  static constexpr int kStageFloatsA = kBlockK * (kBlockM + kPadA);
+  static constexpr int kStageFloatsB = kBlockK * kBlockN;
+  static constexpr int kSharedBytes = kStages * (kStageFloatsA + kStageFloatsB) * static_cast<int>(sizeof(float));
+
+  static_assert(kBlockM % kWarpM == 0 && kBlockN % kWarpN == 0, "warp tiles must cover the block tile");
+  static_assert(kLanesM * kLanesN == 32, "the lane grid is one warp");
+  static_assert(kWarpM % (kLanesM * kQuad) == 0 && kWarpN % (kLanesN * kQuad) == 0,
+                "lane quads must cover the warp tile");
+  static_assert(kThreads % 32 == 0 && kThreads <= 1024, "whole warps, at most 1024 threads per block");
+  static_assert(kBlockK % kChunkK == 0 && kBlockN % 4 == 0, "A in chunks of 8 columns, B in float4s");
+  static_assert(kBlockM % 32 == 0, "the transposed A's bank pattern (4 c + r) % 32 needs 32 | kBlockM");
+  static_assert((kBlockM + kPadA) % 4 == 0, "rows of the transposed A must stay 16-byte aligned");
+  static_assert(kThreads % kChunkK == 0 && kBlockM % kRowsPerPassA == 0,
+                "every thread copies the same number of A elements, in whole passes over the rows");
+  static_assert(kPassesA <= 32, "the A row predicates are one 32-bit mask");
+  static_assert(kThreads % (kBlockN / 4) == 0 && kBlockK % kRowsPerPassB == 0,
+                "every thread copies the same number of B float4s, in whole passes over the rows");
+  static_assert(kStages >= 2, "a pipeline needs at least two buffers");
+  static_assert(kGroupM >= 1, "kGroupM = 1 is the plain row-by-row block order");
+  static_assert(kSharedBytes <= 227 * 1024, "shared memory per block is at most 227 KiB (sm_90)");
+  static_assert(kMinBlocksPerSm * kThreads <= 2048, "at most 2048 resident threads per SM");
+};
+
+// ---- cp.async (sm_80+), with a synchronous fallback for sm_75 -----------------------------------------
+// Copies kBytes (4 or 16) from global to shared memory; when !in_range it writes kBytes of zeros and reads
+// nothing (PTX: a source size of 0). 16-byte copies bypass L1 (.cg: each B element is used by one block
+// once); 4-byte copies must go through it (.ca, the only form PTX allows for fewer than 16 bytes).
+template <int kBytes>
+__device__ __forceinline__ void cp_async(float* smem_dst, const float* gmem_src, bool in_range) {
+  static_assert(kBytes == 4 || kBytes == 16, "cp.async copies 4, 8 or 16 bytes; we use 4 and 16");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
+  const int src_bytes = in_range ? kBytes : 0;
+  if constexpr (kBytes == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem_src), "r"(src_bytes)
+                 : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(gmem_src), "r"(src_bytes)
+                 : "memory");
+#else
+  if constexpr (kBytes == 16)
+    *reinterpret_cast<float4*>(smem_dst) =
+        in_range ? *reinterpret_cast<const float4*>(gmem_src) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  else
+    *smem_dst = in_range ? *gmem_src : 0.0f;
+#endif
+}
+
+// Closes the group of copies this thread issued since the last commit.
+__device__ __forceinline__ void cp_async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+// Waits until at most kPending of this thread's committed groups are still in flight. Other threads'
+// copies become visible only after a __syncthreads.
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+#endif
+}
+
+// ---- Building blocks ----------------------------------------------------------------------------------
+// Four floats from a 16-byte aligned shared-memory address into four registers of a fragment (one LDS.128).
+__device__ __forceinline__ void load_shared_quad(float* frag, const float* smem) {
+  const float4 v = *reinterpret_cast<const float4*>(smem);
+  frag[0] = v.x;
+  frag[1] = v.y;
+  frag[2] = v.z;
+  frag[3] = v.w;
+}
+
+// Where this thread copies from and to, computed once per block so that a slice's copies cost a pointer
+// add and a predicate each (the address arithmetic and predicates of chapter 26's copies, recomputed
+// for every element of every slice, were a fifth of the loop's instructions).
+struct CopyPlan {
+  const float* a_src;   // A[block_row + a_row][a_col]: the first of this thread's A elements at k0 = 0
+  std::size_t a_pass;   // kRowsPerPassA * k: from one pass's row to the next
+  unsigned a_rows_ok;   // bit p: row a_row + p * kRowsPerPassA lies inside the matrix
+  int a_col;            // 0..7: this thread's column inside each 8-column chunk
+  int a_dst;            // float offset of As[a_col][a_row] inside a stage
+  const float* b_src;   // B[b_row][block_col + b_col] at k0 = 0
+  std::size_t b_pass;   // kRowsPerPassB * n
+  unsigned b_cols_ok;   // bit q: column block_col + b_col + q lies inside the matrix
+  int b_row;            // this thread's first row inside the slice
+  int b_dst;            // float offset of Bs[b_row][b_col] inside a stage
+};
+
+template <class Cfg>
+__device__ __forceinline__ CopyPlan make_copy_plan(const float* A, const float* B, int m, int n, int k,
+                                                   int block_row, int block_col) {
+  const int tid = static_cast<int>(threadIdx.x);
+  CopyPlan plan;
+  const int a_row = tid / Cfg::kChunkK;
+  plan.a_col = tid % Cfg::kChunkK;
+  plan.a_src = A + static_cast<std::size_t>(block_row + a_row) * k + plan.a_col;
+  plan.a_pass = static_cast<std::size_t>(Cfg::kRowsPerPassA) * k;
+  plan.a_rows_ok = 0;
+#pragma unroll
+  for (int p = 0; p < Cfg::kPassesA; ++p)
+    plan.a_rows_ok |= (block_row + a_row + p * Cfg::kRowsPerPassA < m ? 1u : 0u) << p;
+  plan.a_dst = plan.a_col * (Cfg::kBlockM + Cfg::kPadA) + a_row;
+  plan.b_row = tid / (Cfg::kBlockN / 4);
+  const int b_col = tid % (Cfg::kBlockN / 4) * 4;
+  plan.b_src = B + static_cast<std::size_t>(plan.b_row) * n + block_col + b_col;
+  plan.b_pass = static_cast<std::size_t>(Cfg::kRowsPerPassB) * n;
+  plan.b_cols_ok = 0;
+#pragma unroll
+  for (int q = 0; q < 4; ++q) plan.b_cols_ok |= (block_col + b_col + q < n ? 1u : 0u) << q;
+  plan.b_dst = plan.b_row * Cfg::kBlockN + b_col;
+  return plan;
+}
+
+// Start copying A[block rows][k0 .. +kBlockK-1] TRANSPOSED into one stage: As[c][r] = A[row0 + r][k0 + c],
+// one 4-byte cp.async per element. This thread's elements: rows a_row + p * kRowsPerPassA, columns
+// a_col + 8 ch; a warp reads 4 rows x 32 contiguous bytes per copy instruction.
+template <class Cfg>
+__device__ __forceinline__ void load_tile_a(const CopyPlan& plan, const float* A, int k, int k0, float* As) {
+#pragma unroll
+  for (int ch = 0; ch < Cfg::kChunksA; ++ch) {
+    const bool col_ok = k0 + ch * Cfg::kChunkK + plan.a_col < k;
+#pragma unroll
+    for (int p = 0; p < Cfg::kPassesA; ++p) {
+      const bool in_range = col_ok && (plan.a_rows_ok >> p & 1u);
+      const float* src = plan.a_src + p * plan.a_pass + k0 + ch * Cfg::kChunkK;
+      cp_async<4>(As + plan.a_dst + ch * Cfg::kChunkK * (Cfg::kBlockM + Cfg::kPadA) + p * Cfg::kRowsPerPassA,
+                  in_range ? src : A, in_range);
+    }
+  }
+}
+
+// Start copying B[k0 .. +kBlockK-1][block columns] as it lies in global memory into one stage: 16-byte
+// cp.async (kVectorized) or 4-byte pieces. This thread's rows: b_row + p * kRowsPerPassB.
+template <class Cfg, bool kVectorized>
+__device__ __forceinline__ void load_tile_b(const CopyPlan& plan, const float* B, int n, int k, int k0, float* Bs) {
+#pragma unroll
+  for (int p = 0; p < Cfg::kPassesB; ++p) {
+    const bool row_ok = k0 + plan.b_row + p * Cfg::kRowsPerPassB < k;
+    const float* src = plan.b_src + static_cast<std::size_t>(k0) * n + p * plan.b_pass;
+    float* dst = Bs + plan.b_dst + p * Cfg::kRowsPerPassB * Cfg::kBlockN;
+    if constexpr (kVectorized) {
+      const bool in_range = row_ok && (plan.b_cols_ok & 1u);  // n % 4 == 0: the quad is wholly in or out
+      cp_async<16>(dst, in_range ? src : B, in_range);
+    } else {
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const bool in_range = row_ok && (plan.b_cols_ok >> q & 1u);
+        cp_async<4>(dst + q, in_range ? src + q : B, in_range);
+      }
+    }
+  }
+}
+
+// acc += A_s^T[:][rows of this thread] * B_s[:][columns of this thread]. The thread's rows are
+// thread_row + im * kLanesM * 4 + 0..3, its columns thread_col + in * kLanesN * 4 + 0..3.
+template <class Cfg>
+__device__ __forceinline__ void multiply_tile(const float* As, const float* Bs, int thread_row, int thread_col,
+                                              float (&acc)[Cfg::kThreadM][Cfg::kThreadN]) {
+#pragma unroll
+  for (int kk = 0; kk < Cfg::kBlockK; ++kk) {
+    float a_frag[Cfg::kThreadM];
+    float b_frag[Cfg::kThreadN];
+#pragma unroll
+    for (int im = 0; im < Cfg::kWarpIterM; ++im)
+      load_shared_quad(&a_frag[im * Cfg::kQuad],
+                       As + kk * (Cfg::kBlockM + Cfg::kPadA) + thread_row + im * Cfg::kLanesM * Cfg::kQuad);
+#pragma unroll
+    for (int in = 0; in < Cfg::kWarpIterN; ++in)
+      load_shared_quad(&b_frag[in * Cfg::kQuad], Bs + kk * Cfg::kBlockN + thread_col + in * Cfg::kLanesN * Cfg::kQuad);
+#pragma unroll
+    for (int i = 0; i < Cfg::kThreadM; ++i)
+#pragma unroll
+      for (int j = 0; j < Cfg::kThreadN; ++j) acc[i][j] = fmaf(a_frag[i], b_frag[j], acc[i][j]);
+  }
+}
+
+// C = alpha * acc + beta * C for the elements of this thread's quads that lie inside the matrix; float4
+// stores when kVectorized (n % 4 == 0, so a quad row is wholly inside or outside). row0/col0: the
+// thread's first row and column in C; quad (im, in) starts kLanesM * 4 * im rows and kLanesN * 4 * in
+// columns further.
+template <class Cfg, bool kVectorized>
+__device__ __forceinline__ void store_tile(float* __restrict__ C, int m, int n, int row0, int col0, float alpha,
+                                           float beta, const float (&acc)[Cfg::kThreadM][Cfg::kThreadN]) {
+#pragma unroll
+  for (int i = 0; i < Cfg::kThreadM; ++i) {
+    const int gr = row0 + i / Cfg::kQuad * (Cfg::kLanesM * Cfg::kQuad) + i % Cfg::kQuad;
+    if (gr >= m) break;  // rows increase with i
+    float* c_row = C + static_cast<std::size_t>(gr) * n;
+#pragma unroll
+    for (int j = 0; j < Cfg::kThreadN; j += Cfg::kQuad) {
+      const int gc = col0 + j / Cfg::kQuad * (Cfg::kLanesN * Cfg::kQuad);
+      if constexpr (kVectorized) {
+        if (gc < n) {
+          float4 out = make_float4(alpha * acc[i][j], alpha * acc[i][j + 1], alpha * acc[i][j + 2],
+                                   alpha * acc[i][j + 3]);
+          if (beta != 0.0f) {
+            const float4 old = *reinterpret_cast<const float4*>(c_row + gc);
+            out.x = fmaf(beta, old.x, out.x);
+            out.y = fmaf(beta, old.y, out.y);
+            out.z = fmaf(beta, old.z, out.z);
+            out.w = fmaf(beta, old.w, out.w);
+          }
+          *reinterpret_cast<float4*>(c_row + gc) = out;
+        }
+      } else {
+#pragma unroll
+        for (int q = 0; q < Cfg::kQuad; ++q)
+          if (gc + q < n)
+            c_row[gc + q] = beta == 0.0f ? alpha * acc[i][j + q] : fmaf(beta, c_row[gc + q], alpha * acc[i][j + q]);
+      }
+    }
+  }
+}
+
+// Which tile of C block `bid` computes: bands of kGroupM tile-rows, each band walked column by column
+// (inside a column, down the band's tile-rows). kGroupM = 1 is the plain row-by-row order.
+template <class Cfg>
+__device__ __forceinline__ void block_tile(int bid, int tiles_m, int tiles_n, int& tile_m, int& tile_n) {
+  const int band_tiles = Cfg::kGroupM * tiles_n;
+  const int band = bid / band_tiles, in_band = bid % band_tiles;
+  const int first_m = band * Cfg::kGroupM;
+  const int rows = min(tiles_m - first_m, Cfg::kGroupM);  // the last band may be shorter
+  tile_m = first_m + in_band % rows;
+  tile_n = in_band / rows;
+}
+
+// ---- The kernel ---------------------------------------------------------------------------------------
+template <class Cfg, bool kVectorized>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSm)
+    sgemm_tuned_kernel(int m, int n, int k, float alpha, const float* __restrict__ A,
+                       const float* __restrict__ B, float beta, float* __restrict__ C) {
+  extern __shared__ float4 shared_raw[];  // float4: 16-byte aligned
+  float* const As = reinterpret_cast<float*>(shared_raw);  // kStages transposed A slices, then B slices
+  float* const Bs = As + Cfg::kStages * Cfg::kStageFloatsA;
+
+  const int tiles_m = (m + Cfg::kBlockM - 1) / Cfg::kBlockM, tiles_n = (n + Cfg::kBlockN - 1) / Cfg::kBlockN;
+  int tile_m, tile_n;
+  block_tile<Cfg>(static_cast<int>(blockIdx.x), tiles_m, tiles_n, tile_m, tile_n);
+  const int block_row = tile_m * Cfg::kBlockM;
+  const int block_col = tile_n * Cfg::kBlockN;
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  // The first row and column of this thread's first quad, inside the block tile.
+  const int thread_row = warp / Cfg::kWarpsN * Cfg::kWarpM + lane / Cfg::kLanesN * Cfg::kQuad;
+  const int thread_col = warp % Cfg::kWarpsN * Cfg::kWarpN + lane % Cfg::kLanesN * Cfg::kQuad;
+
+  const CopyPlan plan = make_copy_plan<Cfg>(A, B, m, n, k, block_row, block_col);
+
+  float acc[Cfg::kThreadM][Cfg::kThreadN] = {};
+  const int slices = (k + Cfg::kBlockK - 1) / Cfg::kBlockK;
+  // Prologue: slices 0 .. kStages-2 into buffers 0 .. kStages-2, one group each (empty past the end).
+#pragma unroll
+  for (int s = 0; s < Cfg::kStages - 1; ++s) {
+    if (s < slices) {
+      load_tile_a<Cfg>(plan, A, k, s * Cfg::kBlockK, As + s * Cfg::kStageFloatsA);
+      load_tile_b<Cfg, kVectorized>(plan, B, n, k, s * Cfg::kBlockK, Bs + s * Cfg::kStageFloatsB);
+    }
+    cp_async_commit();
+  }
+  int read_stage = 0;                   // buffer of slice t
+  int write_stage = Cfg::kStages - 1;   // buffer of slice t + kStages - 1 (= that of slice t - 1)
+  for (int t = 0; t < slices; ++t) {
+    cp_async_wait<Cfg::kStages - 2>();  // this thread's copies of slice t have landed
+    __syncthreads();  // everyone's have; and everyone has finished multiplying slice t - 1
+    const int next = t + Cfg::kStages - 1;
+    if (next < slices) {
+      load_tile_a<Cfg>(plan, A, k, next * Cfg::kBlockK, As + write_stage * Cfg::kStageFloatsA);
+      load_tile_b<Cfg, kVectorized>(plan, B, n, k, next * Cfg::kBlockK, Bs + write_stage * Cfg::kStageFloatsB);
+    }
+    cp_async_commit();  // one group per slice (empty near the end), so the wait count above stays right
+    multiply_tile<Cfg>(As + read_stage * Cfg::kStageFloatsA, Bs + read_stage * Cfg::kStageFloatsB, thread_row,
+                       thread_col, acc);
+    read_stage = read_stage + 1 == Cfg::kStages ? 0 : read_stage + 1;
+    write_stage = write_stage + 1 == Cfg::kStages ? 0 : write_stage + 1;
+  }
+  cp_async_wait<0>();  // no copy may still be writing shared memory when the block exits
+  store_tile<Cfg, kVectorized>(C, m, n, block_row + thread_row, block_col + thread_col, alpha, beta, acc);
+}
+
+// ---- Host launcher ------------------------------------------------------------------------------------
+inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+// True when every row of B and C starts on a 16-byte boundary, so 16-byte copies and float4 stores are
+// legal (A is copied in 4-byte pieces: any k, any float-aligned pointer).
+inline bool can_vectorize(int n, const float* B, const float* C) {
+  return n % 4 == 0 && aligned16(B) && aligned16(C);
+}
+
+// Opts the kernel in to its dynamic shared memory (once per process), after checking the GPU can hold it.
+template <class Cfg, bool kVectorized>
+void prepare_kernel() {
+  static const bool prepared = [] {
+    int device = 0, optin = 0;
+    TUT_CUDA_CHECK(cudaGetDevice(&device));
+    TUT_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    if (Cfg::kSharedBytes > optin)
+      throw std::runtime_error("this tile configuration needs " + std::to_string(Cfg::kSharedBytes) +
+                               " bytes of shared memory per block; this GPU allows " + std::to_string(optin));
+    TUT_CUDA_CHECK(cudaFuncSetAttribute(sgemm_tuned_kernel<Cfg, kVectorized>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSharedBytes));
+    return true;
+  }();
+  (void)prepared;
+}
+
+template <class Cfg>
+void sgemm(int m, int n, int k, float alpha, const float* A, const float* B, float beta, float* C,
+           cudaStream_t stream) {
+  if (m <= 0 || n <= 0) return;  // an empty C: nothing to write
+  const long long tiles = static_cast<long long>((m + Cfg::kBlockM - 1) / Cfg::kBlockM) *
+                          ((n + Cfg::kBlockN - 1) / Cfg::kBlockN);
+  if (tiles > 0x7fffffffLL) throw std::runtime_error("sgemm_tuned: more than 2^31 - 1 tiles");
+  const dim3 grid(static_cast<unsigned>(tiles));
+  if (can_vectorize(n, B, C)) {
+    prepare_kernel<Cfg, true>();
+    sgemm_tuned_kernel<Cfg, true><<<grid, Cfg::kThreads, Cfg::kSharedBytes, stream>>>(m, n, k, alpha, A, B, beta, C);
+  } else {  // n not a multiple of 4, or a misaligned B or C: 4-byte copies of B and scalar stores of C
+    prepare_kernel<Cfg, false>();
+    sgemm_tuned_kernel<Cfg, false><<<grid, Cfg::kThreads, Cfg::kSharedBytes, stream>>>(m, n, k, alpha, A, B, beta, C);
+  }
+  TUT_CHECK_LAUNCH();
+}
+
+}  // namespace sgemm_tuned
