@@ -56,14 +56,14 @@ inline std::vector<Shape> large_shapes() { return {{512, 512, 512}, {2048, 2048,
 // One problem, every variant (and cuBLAS itself against the CPU reference, which tests the row-major
 // mapping of the reference): reset C, run, CHECK against both references.
 inline void check_variants_at(const std::vector<GemmVariant>& variants, const std::vector<Shape>& shapes,
-                              float alpha = kDefaultAlpha, float beta = kDefaultBeta) {
+                              float alpha = kDefaultAlpha, float beta = kDefaultBeta, int offset_floats = 0) {
   require_supported_gpu();
   for (const Shape& s : shapes) {
     if (tut::testing::under_sanitizer() && work_of(s) > kSanitizerMaxWork) {
       MESSAGE(s.m << " x " << s.n << " x " << s.k << " skipped under compute-sanitizer (M N K cap 2^23)");
       continue;
     }
-    GemmProblem p(s.m, s.n, s.k, alpha, beta, tut::testing::test_seed() + work_of(s) + s.m);
+    GemmProblem p(s.m, s.n, s.k, alpha, beta, tut::testing::test_seed() + work_of(s) + s.m, offset_floats);
     p.compute_references(true);
     // cuBLAS itself, against the CPU reference (where there is one).
     p.reset_c(0);
@@ -82,7 +82,8 @@ inline void check_variants_at(const std::vector<GemmVariant>& variants, const st
       TUT_CUDA_CHECK(cudaDeviceSynchronize());
       GemmProblem::Errors e = p.check(false);
       INFO(v.name << " at M = " << s.m << ", N = " << s.n << ", K = " << s.k << ", alpha = " << alpha
-                  << ", beta = " << beta << (p.has_cpu_reference() ? " (cuBLAS and CPU references)" : " (cuBLAS reference)"));
+                  << ", beta = " << beta << (offset_floats ? ", buffers offset by one float" : "")
+                  << (p.has_cpu_reference() ? " (cuBLAS and CPU references)" : " (cuBLAS reference)"));
       CHECK_MESSAGE(e.check.ok, e.check.message());
     }
   }
@@ -94,6 +95,11 @@ inline void check_alpha_beta(const std::vector<GemmVariant>& variants) {
   const float cases[][2] = {{1.0f, 0.0f}, {-2.0f, 0.0f}, {1.0f, 1.0f}, {0.0f, 0.5f}, {0.25f, -1.0f}};
   for (const auto& ab : cases) check_variants_at(variants, alpha_beta_shapes(), ab[0], ab[1]);
 }
+
+// A, B and C one float past an aligned address (4-byte aligned only), with dimensions that are multiples
+// of every vector width: a kernel that assumes float2/float4 alignment from the dimensions alone faults or
+// reads the wrong elements here; it must check the pointers too (and fall back).
+inline std::vector<Shape> misaligned_shapes() { return {{16, 256, 32}, {64, 512, 96}, {33, 65, 17}}; }
 
 // The chapter program's own path (workload, runner check, cuBLAS row) at square sizes.
 inline void check_chapter_program(const ChapterSpec& spec) {
@@ -113,6 +119,10 @@ inline void check_chapter_program(const ChapterSpec& spec) {
   }                                                                                                     \
   TEST_CASE("large problems: 512^3, 2048^3 and a ragged 1025 x 2049 x 1537") {                          \
     tut::gemm::testing::check_variants_at(VARIANTS, tut::gemm::testing::large_shapes());               \
+  }                                                                                                     \
+  TEST_CASE("buffers that are only 4-byte aligned (offset by one float)") {                              \
+    tut::gemm::testing::check_variants_at(VARIANTS, tut::gemm::testing::misaligned_shapes(),              \
+                                          tut::gemm::kDefaultAlpha, tut::gemm::kDefaultBeta, 1);         \
   }                                                                                                     \
   TEST_CASE("the chapter program's workload checks every variant at square sizes") {                    \
     tut::gemm::testing::check_chapter_program(SPEC);                                                    \

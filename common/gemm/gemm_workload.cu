@@ -61,45 +61,60 @@ std::size_t GemmProblem::device_bytes(int m, int n, int k) {
                           2 * static_cast<std::size_t>(m) * n);
 }
 
-GemmProblem::GemmProblem(int m, int n, int k, float alpha, float beta, std::uint64_t seed)
-    : m_(m), n_(n), k_(k), alpha_(alpha), beta_(beta) {
+GemmProblem::GemmProblem(int m, int n, int k, float alpha, float beta, std::uint64_t seed, int offset_floats)
+    : m_(m), n_(n), k_(k), alpha_(alpha), beta_(beta), offset_(offset_floats) {
   validate(m, n, k);
   const std::size_t mk = static_cast<std::size_t>(m) * k, kn = static_cast<std::size_t>(k) * n,
                     mn = static_cast<std::size_t>(m) * n;
+  auto upload = [&](DeviceBuffer<float>& buf, const std::vector<float>& host) {
+    buf = DeviceBuffer<float>(host.size() + offset_);
+    if (!host.empty())
+      TUT_CUDA_CHECK(cudaMemcpy(buf.data() + offset_, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
+  };
   // Three independent streams of the counter-based generator (seed, seed + 1, seed + 2).
-  a_ = DeviceBuffer<float>(random_floats(mk, seed));
-  b_ = DeviceBuffer<float>(random_floats(kn, seed + 1));
+  upload(a_, random_floats(mk, seed));
+  upload(b_, random_floats(kn, seed + 1));
   host_c0_ = random_floats(mn, seed + 2);
-  c_initial_ = DeviceBuffer<float>(host_c0_);
-  c_ = DeviceBuffer<float>(mn);
+  upload(c_initial_, host_c0_);
+  c_ = DeviceBuffer<float>(mn + offset_);
+}
+
+std::vector<float> GemmProblem::download_c() const {
+  std::vector<float> host(static_cast<std::size_t>(m_) * n_);
+  if (!host.empty())
+    TUT_CUDA_CHECK(cudaMemcpy(host.data(), c_device(), host.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  return host;
 }
 
 void GemmProblem::reset_c(cudaStream_t stream) {
-  if (c_.size() == 0) return;
+  const std::size_t bytes = static_cast<std::size_t>(m_) * n_ * sizeof(float);
+  if (bytes == 0) return;
   if (beta_ != 0.0f) {
-    TUT_CUDA_CHECK(cudaMemcpyAsync(c_.data(), c_initial_.data(), c_.bytes(), cudaMemcpyDeviceToDevice, stream));
+    TUT_CUDA_CHECK(cudaMemcpyAsync(c_device(), c_initial_.data() + offset_, bytes, cudaMemcpyDeviceToDevice, stream));
   } else {
-    TUT_CUDA_CHECK(cudaMemsetAsync(c_.data(), 0xFF, c_.bytes(), stream));  // 0xFFFFFFFF is a NaN
+    TUT_CUDA_CHECK(cudaMemsetAsync(c_device(), 0xFF, bytes, stream));  // 0xFFFFFFFF is a NaN
   }
 }
 
 void GemmProblem::run(const GemmLaunch& launch, cudaStream_t stream) {
-  launch(m_, n_, k_, alpha_, a_.data(), b_.data(), beta_, c_.data(), stream);
+  launch(m_, n_, k_, alpha_, a_device(), b_device(), beta_, c_device(), stream);
 }
 
 void GemmProblem::run_cublas(cudaStream_t stream) {
-  cublas_.sgemm(m_, n_, k_, alpha_, a_.data(), b_.data(), beta_, c_.data(), stream);
+  cublas_.sgemm(m_, n_, k_, alpha_, a_device(), b_device(), beta_, c_device(), stream);
 }
 
 void GemmProblem::compute_references(bool cpu) {
   reset_c(0);
   run_cublas(0);
   TUT_CUDA_CHECK(cudaDeviceSynchronize());
-  cublas_ref_ = c_.download();
+  cublas_ref_ = download_c();
   cpu_ref_.clear();
   const double work = static_cast<double>(m_) * n_ * k_;
   if (cpu && work <= static_cast<double>(kCpuReferenceMaxWork) && m_ > 0 && n_ > 0) {
-    const std::vector<float> a = a_.download(), b = b_.download();
+    std::vector<float> a(static_cast<std::size_t>(m_) * k_), b(static_cast<std::size_t>(k_) * n_);
+    if (!a.empty()) TUT_CUDA_CHECK(cudaMemcpy(a.data(), a_device(), a.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    if (!b.empty()) TUT_CUDA_CHECK(cudaMemcpy(b.data(), b_device(), b.size() * sizeof(float), cudaMemcpyDeviceToHost));
     cpu_ref_.resize(static_cast<std::size_t>(m_) * n_);
     cpu_gemm_reference(m_, n_, k_, alpha_, a.data(), b.data(), beta_, host_c0_.data(), cpu_ref_.data());
   }
@@ -107,7 +122,7 @@ void GemmProblem::compute_references(bool cpu) {
 
 GemmProblem::Errors GemmProblem::check(bool is_cublas) const {
   Errors e;
-  const std::vector<float> got = c_.download();
+  const std::vector<float> got = download_c();
   if (!is_cublas && cublas_ref_.size() == got.size()) {
     e.vs_cublas = gemm_error(cublas_ref_.data(), got.data(), got.size());
     e.has_cublas = true;

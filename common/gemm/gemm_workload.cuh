@@ -66,8 +66,9 @@ class Cublas {
 class GemmProblem {
  public:
   // Throws UsageError for dimensions the ladder does not support (negative, or a matrix of 2^31
-  // elements or more: the kernels index with 32-bit ints).
-  GemmProblem(int m, int n, int k, float alpha, float beta, std::uint64_t seed);
+  // elements or more: the kernels index with 32-bit ints). offset_floats > 0 places A, B and C that many
+  // floats past the start of their allocations (1: 4-byte aligned only), to test vector-load fallbacks.
+  GemmProblem(int m, int n, int k, float alpha, float beta, std::uint64_t seed, int offset_floats = 0);
 
   int m() const { return m_; }
   int n() const { return n_; }
@@ -98,11 +99,17 @@ class GemmProblem {
   // the CPU reference judges it.
   Errors check(bool is_cublas) const;
 
-  const float* c_device() const { return c_.data(); }
+  const float* a_device() const { return a_.data() + offset_; }
+  const float* b_device() const { return b_.data() + offset_; }
+  float* c_device() { return c_.data() + offset_; }
+  const float* c_device() const { return c_.data() + offset_; }
 
  private:
+  std::vector<float> download_c() const;
+
   int m_, n_, k_;
   float alpha_, beta_;
+  int offset_;
   DeviceBuffer<float> a_, b_, c_, c_initial_;
   std::vector<float> host_c0_;
   std::vector<float> cublas_ref_;
