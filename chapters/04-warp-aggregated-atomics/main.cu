@@ -1,5 +1,6 @@
 // Chapter 04: warp-aggregated atomics. Filters n int32 (keeps the positive ones, in any order) with one
 // atomic per element, per block and per warp, against cub::DeviceSelect::If and cudaMemcpy.
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
 
 #include <cstring>
@@ -8,6 +9,7 @@
 #include <utility>
 
 #include "device_buffer.cuh"
+#include "device_compare.cuh"
 #include "runner.cuh"
 #include "warp_aggregation.cuh"
 
@@ -36,19 +38,17 @@ std::vector<Element> make_input(std::size_t n, std::uint64_t seed, long long sel
   return v;
 }
 
-// Sorts 32-bit values by their bit pattern (two passes of a 16-bit LSD radix sort). Any fixed order
-// will do: both sides are sorted the same way only to compare them as multisets, in O(n).
-void sort_bit_patterns(std::vector<Element>& v) {
-  std::vector<Element> tmp(v.size());
-  for (int shift : {0, 16}) {
-    std::vector<std::size_t> start(1u << 16, 0);
-    auto digit = [shift](Element x) { return (static_cast<std::uint32_t>(x) >> shift) & 0xffffu; };
-    for (Element x : v) ++start[digit(x)];
-    std::size_t sum = 0;
-    for (auto& s : start) sum += std::exchange(s, sum);
-    for (Element x : v) tmp[start[digit(x)]++] = x;
-    v.swap(tmp);
-  }
+// Sorts m values on the GPU (CUB's radix sort, `temp` its scratch, resized as needed). Any fixed order will
+// do: the check sorts the CPU's selected elements and a filter's output the same way only to compare them as
+// multisets.
+void sort_on_device(const Element* in, Element* out, std::size_t m, tut::DeviceBuffer<unsigned char>& temp) {
+  if (m == 0) return;
+  std::size_t bytes = 0;
+  TUT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, in, out, static_cast<int>(m)));
+  if (temp.size() < bytes) temp = tut::DeviceBuffer<unsigned char>(bytes);
+  bytes = temp.size();
+  TUT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp.data(), bytes, in, out, static_cast<int>(m)));
+  TUT_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 enum class Kernel {
@@ -89,7 +89,10 @@ class FilterWorkload final : public tut::Workload {
   std::size_t device_bytes(const tut::Options& opt) const override {
     if (opt.size > kMaxElements)
       throw tut::UsageError("--size must be below 2^31: the filters count selected elements in an int");
-    return 2 * opt.size * sizeof(Element) + sizeof(int) + cub_temp_bytes(opt.size);
+    // + the check's buffers: the expected elements in input order and sorted, a sorted copy of dst, CUB's
+    // sort scratch (at most the selected count, at most n, each).
+    return 2 * opt.size * sizeof(Element) + sizeof(int) + cub_temp_bytes(opt.size) +
+           3 * opt.size * sizeof(Element) + sort_temp_bytes(opt.size);
   }
 
   void prepare(const tut::Options& opt, bool with_reference) override {
@@ -102,9 +105,16 @@ class FilterWorkload final : public tut::Workload {
     expected_.clear();
     for (Element x : host)
       if (wa::IsPositive{}(x)) expected_.push_back(x);  // the CPU filter, in input order
-    if (with_reference) {
-      expected_sorted_ = expected_;
-      sort_bit_patterns(expected_sorted_);
+    expected_dev_ = tut::DeviceBuffer<Element>();
+    if (with_reference && !expected_.empty()) {
+      // The check runs on the GPU (a 2^28 input selects 2^27 elements; sorting and comparing them on the host
+      // took seconds per variant): the CPU's result is uploaded once, and a canonical order for the multiset
+      // comparison comes from one device radix sort of it; each variant's output is sorted the same way.
+      const std::size_t m = expected_.size();
+      expected_dev_ = tut::DeviceBuffer<Element>(expected_);
+      expected_sorted_dev_ = tut::DeviceBuffer<Element>(m);
+      got_sorted_ = tut::DeviceBuffer<Element>(m);
+      sort_on_device(expected_dev_.data(), expected_sorted_dev_.data(), m, sort_temp_);
     }
   }
 
@@ -162,21 +172,21 @@ class FilterWorkload final : public tut::Workload {
     const int count = count_.download()[0];
     if (count < 0 || static_cast<std::size_t>(count) != expected_.size())
       return tut::check_fail("count " + std::to_string(count) + " != expected " + std::to_string(expected_.size()));
-    std::vector<Element> got = dst_.download();
+    const std::size_t m = expected_.size();
     Element poison;
     std::memset(&poison, tut::kPoisonByte, sizeof poison);
-    for (std::size_t i = expected_.size(); i < got.size(); ++i)
-      if (got[i] != poison)
-        return tut::check_fail("wrote past the selected elements: dst[" + std::to_string(i) + "] with count " +
-                               std::to_string(count));
-    got.resize(expected_.size());
+    tut::CheckResult past = tut::check_all_equal_on_device(dst_.data() + m, n_ - m, poison);
+    if (!past.ok)
+      return tut::check_fail("wrote past the selected elements: dst[" + std::to_string(m + past.first_bad) +
+                             "] with count " + std::to_string(count));
+    if (m == 0) return {};
     if (find(variant) == Kernel::cub) {
-      tut::CheckResult r = tut::compare_exact(expected_, got);
+      tut::CheckResult r = tut::compare_exact_on_device(expected_dev_.data(), dst_.data(), m);
       if (!r.ok) r.detail = "compared in input order, which cub::DeviceSelect keeps";
       return r;
     }
-    sort_bit_patterns(got);
-    tut::CheckResult r = tut::compare_exact(expected_sorted_, got);
+    sort_on_device(dst_.data(), got_sorted_.data(), m, sort_temp_);
+    tut::CheckResult r = tut::compare_exact_on_device(expected_sorted_dev_.data(), got_sorted_.data(), m);
     if (!r.ok) r.detail = "the selected elements differ as a multiset (indices are in sorted order)";
     return r;
   }
@@ -197,11 +207,21 @@ class FilterWorkload final : public tut::Workload {
     return bytes;
   }
 
+  static std::size_t sort_temp_bytes(std::size_t m) {
+    if (m == 0) return 0;
+    std::size_t bytes = 0;
+    TUT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, static_cast<const Element*>(nullptr),
+                                                  static_cast<Element*>(nullptr), static_cast<int>(m)));
+    return bytes;
+  }
+
   std::size_t n_ = 0;
   tut::DeviceBuffer<Element> src_, dst_;
   tut::DeviceBuffer<int> count_;
   tut::DeviceBuffer<unsigned char> cub_temp_;
-  std::vector<Element> expected_, expected_sorted_;
+  std::vector<Element> expected_;
+  tut::DeviceBuffer<Element> expected_dev_, expected_sorted_dev_, got_sorted_;
+  tut::DeviceBuffer<unsigned char> sort_temp_;
 };
 
 }  // namespace
