@@ -151,7 +151,8 @@ void write_csv(std::ostream& os, const std::vector<Result>& rows) {
 }
 
 void write_json(std::ostream& os, const DeviceInfo& d, const std::string& chapter,
-                const std::string& command, const std::vector<Result>& rows) {
+                const std::string& command, const std::vector<Result>& rows,
+                const std::map<std::string, long long>& options) {
   os << std::setprecision(9);
   os << "{\n  \"chapter\": \"" << json_escape(chapter) << "\",\n  \"command\": \"" << json_escape(command)
      << "\",\n  \"device\": {\"name\": \"" << json_escape(d.name) << "\", \"cc\": \"" << d.cc_major << "."
@@ -159,7 +160,13 @@ void write_json(std::ostream& os, const DeviceInfo& d, const std::string& chapte
      << ", \"global_mem_bytes\": " << d.global_mem_bytes << ", \"sm_clock_khz\": " << d.sm_clock_khz
      << ", \"mem_clock_khz\": " << d.mem_clock_khz << ", \"bus_width_bits\": " << d.bus_width_bits
      << ", \"driver_version\": " << d.driver_version << ", \"runtime_version\": " << d.runtime_version
-     << ", \"peak_dram_gbps\": " << d.peak_dram_gbps << ", \"peak_fp32_gflops\": " << d.peak_fp32_gflops << "},\n  \"results\": [";
+     << ", \"peak_dram_gbps\": " << d.peak_dram_gbps << ", \"peak_fp32_gflops\": " << d.peak_fp32_gflops << "},\n  \"options\": {";
+  bool first_option = true;
+  for (const auto& [name, value] : options) {
+    os << (first_option ? "" : ", ") << "\"" << json_escape(name) << "\": " << value;
+    first_option = false;
+  }
+  os << "},\n  \"results\": [";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
     os << (i ? "," : "") << "\n    {\"variant\": \"" << json_escape(r.variant)
@@ -177,11 +184,12 @@ void write_json(std::ostream& os, const DeviceInfo& d, const std::string& chapte
 }
 
 void write_results(std::ostream& os, OutputFormat f, const DeviceInfo& d, const std::string& chapter,
-                   const std::string& command, const std::vector<Result>& rows) {
+                   const std::string& command, const std::vector<Result>& rows,
+                   const std::map<std::string, long long>& options) {
   switch (f) {
     case OutputFormat::table: write_table(os, rows); break;
     case OutputFormat::csv: write_csv(os, rows); break;
-    case OutputFormat::json: write_json(os, d, chapter, command, rows); break;
+    case OutputFormat::json: write_json(os, d, chapter, command, rows, options); break;
   }
 }
 

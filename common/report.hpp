@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <ostream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -61,9 +62,13 @@ void write_table(std::ostream& os, const std::vector<Result>& rows);
 void write_text_table(std::ostream& os, const std::vector<std::string>& head,
                       const std::vector<std::vector<std::string>>& rows);
 void write_csv(std::ostream& os, const std::vector<Result>& rows);
+// `options`: the chapter's own options and their values in this run (e.g. {"length": 1024}), written to the
+// JSON as "options" so that the tools can show them.
 void write_json(std::ostream& os, const DeviceInfo& d, const std::string& chapter,
-                const std::string& command, const std::vector<Result>& rows);
+                const std::string& command, const std::vector<Result>& rows,
+                const std::map<std::string, long long>& options = {});
 void write_results(std::ostream& os, OutputFormat f, const DeviceInfo& d, const std::string& chapter,
-                   const std::string& command, const std::vector<Result>& rows);
+                   const std::string& command, const std::vector<Result>& rows,
+                   const std::map<std::string, long long>& options = {});
 
 }  // namespace tut

@@ -171,7 +171,7 @@ int run_chapter(int argc, char** argv, const ChapterSpec& spec) {
       std::istringstream banner(device_banner(info));
       for (std::string line; std::getline(banner, line);) std::cerr << "# " << line << "\n";
     }
-    write_results(std::cout, opt.format, info, spec.id, command_line(argc, argv), rows);
+    write_results(std::cout, opt.format, info, spec.id, command_line(argc, argv), rows, opt.extra);
     if (opt.format == OutputFormat::table && spec.summary) spec.summary(std::cout, info, opt, rows);
     bool failed = std::any_of(rows.begin(), rows.end(), [](const Result& r) { return r.failed; });
     if (failed) std::cerr << program << ": error: a variant produced wrong results (see the check column)\n";

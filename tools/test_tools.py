@@ -232,6 +232,43 @@ class TourMathTest(unittest.TestCase):
         self.assertIn("kernel4-article", text)
 
 
+def ladder_record(chapter, stage, ref, rows, options):
+    """A program record of a ladder chapter: rows = [(variant, median_ms, rate)]."""
+    metric = "gflops" if ref == "cublas" else "gbps"
+    results = [{"variant": v, "reference": v == ref, "n": 4096, "median_ms": ms, metric: rate, "check": "ok",
+                "failed": False, "pct_peak_fp32": 50.0 if metric == "gflops" else 0, "pct_memcpy": 80.0}
+               for v, ms, rate in rows]
+    return record(chapter, {"results": results, "options": options, "device": {"name": "X"}})
+
+
+class TourLadderTest(unittest.TestCase):
+    def test_sgemm_and_fft_ladders(self):
+        recs = [ladder_record("20-sgemm-naive", "sgemm-naive", "cublas",
+                              [("sgemm-naive", 40.0, 3400.0), ("naive-uncoalesced", 400.0, 340.0),
+                               ("cublas", 4.0, 34000.0)], {"m": 0, "n": 0, "k": 0}),
+                ladder_record("21-sgemm-shared-tiling", "sgemm-shared-tiling", "cublas",
+                              [("sgemm-shared-tiling", 20.0, 6800.0), ("cublas", 4.0, 34000.0)], {"m": 0, "n": 0, "k": 0}),
+                ladder_record("30-fft-dft", "fft-dft", "cufft",
+                              [("fft-dft", 10.0, 100.0), ("cufft", 1.0, 1000.0), ("cudaMemcpy", 0.8, 1250.0)],
+                              {"length": 1024})]
+        rows = tour.ladder_table(recs, tour.LADDERS[0])
+        self.assertEqual([r["variant"] for r in rows], ["sgemm-naive", "sgemm-shared-tiling"])
+        self.assertAlmostEqual(rows[1]["x_prev"], 2.0)
+        self.assertAlmostEqual(rows[0]["vs_ref"], 0.1)
+        fft = tour.ladder_table(recs, tour.LADDERS[1])
+        self.assertEqual(fft[0]["memcpy_rate"], 1250.0)
+        text = tour.render_tour({}, recs)
+        self.assertIn("SGEMM ladder", text)
+        self.assertIn("4096x4096x4096", text)
+        self.assertIn("1024 x 4", text)   # N x batch
+        self.assertIn("naive-uncoalesced", text)  # an extra variant goes to the other table
+        other = [r["variant"] for r in tour.other_rows(recs)]
+        self.assertNotIn("cublas", other)
+        self.assertNotIn("sgemm-naive", other)
+        doc = tour.results_document({}, recs)
+        self.assertEqual(sorted(doc["ladders"]), ["fft", "sgemm"])
+
+
 class TourEndToEndTest(unittest.TestCase):
     def setUp(self):
         self.build = FakeBuild(["01-warp-divergence", "05-scan-baseline", "06-scan-shared-memory",
@@ -642,6 +679,24 @@ class NcuSgemmPresetTest(unittest.TestCase):
         no_requests = {"metrics": {ncu.M_GLD_SECTORS: 0.0, ncu.M_GLD_REQUESTS: 0.0}}
         self.assertIsNone(dict(zip(headers, ncu.launch_values(no_requests, cols)))["sectors/req"])
         self.assertNotIn(ncu.M_FMA_PIPE, ncu.PRESETS["all"])  # "all" stays the scan chapters' set
+
+
+class NcuFftPresetTest(unittest.TestCase):
+    def test_fft_columns(self):
+        cols = ncu.active_columns(ncu.PRESETS["fft"])
+        headers = [c[0] for c in cols]
+        for h in ["time us", "DRAM %peak", "DRAM rd MB", "DRAM wr MB", "bank confl", "stall barrier", "occupancy %",
+                  "regs", "instructions"]:
+            self.assertIn(h, headers)
+        self.assertNotIn("FMA pipe %", headers)
+        launch = {"metrics": {ncu.M_TIME: 1000.0, ncu.M_DRAM_READ: 2e6, ncu.M_BANK_LD: 0.0, ncu.M_BANK_ST: 8.0,
+                              ncu.M_STALL_BARRIER: 1.25}}
+        values = dict(zip(headers, ncu.launch_values(launch, cols)))
+        self.assertEqual(values["DRAM rd MB"], 2.0)
+        self.assertEqual(values["bank confl"], 8.0)
+        self.assertEqual(values["stall barrier"], 1.25)
+        self.assertIsNone(values["occupancy %"])
+        self.assertNotIn(ncu.M_STALL_BARRIER, ncu.PRESETS["all"])  # "all" stays the scan chapters' set
 
 
 class NcuEndToEndTest(unittest.TestCase):

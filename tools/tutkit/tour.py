@@ -265,16 +265,108 @@ def stage_table(records):
     return rows, summary
 
 
+# The ladders after the scan: (title, chapter numbers, vendor reference variant, its label, throughput key).
+LADDERS = [
+    {"key": "sgemm", "title": "SGEMM ladder (seed 002 section 2): C = alpha*A*B + beta*C, FP32, row-major",
+     "numbers": range(20, 30), "ref": "cublas", "ref_label": "cuBLAS (cublasSgemm)", "metric": "gflops"},
+    {"key": "fft", "title": "Batched FFT ladder (seed 002 section 3): complex float, forward, out-of-place",
+     "numbers": range(30, 40), "ref": "cufft", "ref_label": "cuFFT (cufftExecC2C)", "metric": "gbps"},
+]
+
+
+def ladder_of(chapter_id):
+    num = chapter_number(chapter_id)
+    return next((l for l in LADDERS if num in l["numbers"]), None)
+
+
+def ladder_table(records, ladder):
+    """Rows for one ladder's chapters in `records`: the stage of each against the previous stage and the
+    vendor library measured in the same program."""
+    rows = []
+    for rec in sorted((r for r in records if ladder_of(r["chapter"]) is ladder),
+                      key=lambda r: (chapter_number(r["chapter"]), r["chapter"])):
+        results = results_of(rec)
+        variant = stage_variant_name(rec["chapter"], [(r["variant"], r.get("reference", False)) for r in results])
+        stage = find_result(rec, variant) if variant else None
+        ref = find_result(rec, ladder["ref"])
+        memcpy = find_result(rec, "cudaMemcpy")
+        options = (rec.get("data") or {}).get("options") or {}
+        row = {"chapter": rec["chapter"], "variant": variant, "n": None, "options": options, "ms": None,
+               "rate": None, "pct_peak": None, "pct_memcpy": None, "ref_ms": None, "ref_rate": None,
+               "vs_ref": None, "memcpy_rate": None, "x_prev": None, "check": None, "error": rec.get("error")}
+        if stage is not None:
+            row.update(n=stage.get("n"), ms=stage.get("median_ms"), rate=stage.get(ladder["metric"]),
+                       pct_peak=stage.get("pct_peak_fp32") or None, pct_memcpy=stage.get("pct_memcpy") or None,
+                       check=stage.get("check"))
+            if ref is not None:
+                row["ref_ms"], row["ref_rate"] = ref.get("median_ms"), ref.get(ladder["metric"])
+                row["vs_ref"] = ratio(row["ref_ms"], row["ms"])
+            if memcpy is not None:
+                row["memcpy_rate"] = memcpy.get("gbps")
+            if stage.get("failed"):
+                row["check"] = "FAILED: " + str(stage.get("check"))
+        else:
+            row["check"] = "FAILED: " + (rec.get("error") or "no stage variant in its output")
+        rows.append(row)
+    prev = None
+    for row in rows:
+        if row["ms"] and prev is not None and prev["ms"] and prev["n"] == row["n"] and prev["options"] == row["options"]:
+            row["x_prev"] = ratio(prev["ms"], row["ms"])
+        if row["ms"]:
+            prev = row
+    return rows
+
+
+def ladder_cells(rows, ladder, check_width=40):
+    gemm = ladder["metric"] == "gflops"
+    headers = ["chapter", "variant", "size" if gemm else "N x batch", "ms",
+               "GFLOP/s" if gemm else "GB/s", "% FP32 peak" if gemm else "% memcpy", "x prev",
+               f"vs {ladder['ref_label'].split()[0]}", "check"]
+    cells = []
+    for r in rows:
+        opts = r["options"]
+        if gemm:
+            m, n, k = (opts.get(d) or r["n"] for d in ("m", "n", "k"))
+            size = f"{m}x{n}x{k}" if r["n"] is not None else "-"
+        else:
+            length = opts.get("length")
+            size = f"{length} x {r['n'] // length}" if length and r["n"] else format_size(r["n"]) if r["n"] else "-"
+        cells.append([r["chapter"], r["variant"] or "-", size, fmt_num(r["ms"], 3) if r["ms"] else "-",
+                      fmt_num(r["rate"]), fmt_num(r["pct_peak"] if gemm else r["pct_memcpy"]),
+                      fmt_ratio(r["x_prev"]), fmt_ratio(r["vs_ref"]), shorten(r["check"] or "-", check_width)])
+    refs = [r for r in rows if r["ref_ms"]]
+    if refs:
+        cells.append([ladder["ref_label"], ladder["ref"], "(each program's)", fmt_num(_median(r["ref_ms"] for r in refs), 3),
+                      fmt_num(_median(r["ref_rate"] for r in refs)), "-", "-", "1.00x", "reference"])
+    if not gemm and any(r["memcpy_rate"] for r in rows):
+        cells.append(["cudaMemcpy (same bytes)", "cudaMemcpy", "", "-",
+                      fmt_num(_median(r["memcpy_rate"] for r in rows)), "100.0", "-", "-", "reference"])
+    return headers, cells, "lllrrrrrl"
+
+
+def ladder_legend(ladder, width=100):
+    if ladder["metric"] == "gflops":
+        text = ("GFLOP/s = 2*M*N*K / median time; % FP32 peak = share of SMs x FP32 lanes per SM x 2 x clock "
+                "(the harness's peak_fp32_gflops); x prev = the previous chapter's time / this time at the same size; "
+                "vs cuBLAS = cuBLAS's time in the same program / this time (>1: faster). FP32 FFMA throughout, "
+                "no tensor cores, no TF32.")
+    else:
+        text = ("GB/s = one read and one write of the batch / median time; % memcpy = share of a cudaMemcpy of the "
+                "same bytes in the same program; x prev = the previous chapter's time / this time at the same N; "
+                "vs cuFFT = cuFFT's time in the same program / this time (>1: faster).")
+    return textwrap.fill(text, width=width)
+
+
 def other_rows(records):
     """Per-variant rows of every chapter that is not a scan stage, plus the extra variants of the
     scan chapters (those the stage table does not show)."""
     rows = []
     for rec in records:
         results = results_of(rec)
-        scan = is_scan_stage(rec["chapter"])
+        staged = is_scan_stage(rec["chapter"]) or ladder_of(rec["chapter"]) is not None
         stage = stage_variant_name(rec["chapter"], [(r["variant"], r.get("reference", False)) for r in results])
         for r in results:
-            if scan and (r.get("reference") or r["variant"] in (stage, "cudaMemcpy")):
+            if staged and (r.get("reference") or r["variant"] in (stage, "cudaMemcpy")):
                 continue
             rows.append({
                 "chapter": rec["chapter"], "variant": r["variant"], "reference": bool(r.get("reference")),
@@ -389,6 +481,14 @@ def render_tour(meta, records):
             out.append("warning: the stages ran at different sizes; their ratios are not comparable.")
         out.append(stage_legend(summary))
         out.append("")
+    for ladder in LADDERS:
+        lrows = ladder_table(records, ladder)
+        if lrows and any(r["ms"] for r in lrows):
+            out.append(ladder["title"])
+            headers, cells, align = ladder_cells(lrows, ladder)
+            out.append(format_table(headers, cells, align))
+            out.append(ladder_legend(ladder))
+            out.append("")
     others = [r for r in other_rows(records) if r["variant"] is not None]
     if others:
         out.append("Other chapters (and the scan chapters' extra variants); * = reference:")
@@ -412,8 +512,10 @@ def render_tour(meta, records):
 
 def results_document(meta, records, sweeps=None):
     rows, summary = stage_table(records)
+    ladders = {l["key"]: ladder_table(records, l) for l in LADDERS}
     return {"format": RESULTS_FORMAT, "meta": meta, "programs": records,
-            "stages": {"rows": rows, "summary": summary, "article": ARTICLE}, "sweeps": sweeps or {}}
+            "stages": {"rows": rows, "summary": summary, "article": ARTICLE},
+            "ladders": {k: v for k, v in ladders.items() if v}, "sweeps": sweeps or {}}
 
 
 # ---- Command line -------------------------------------------------------------------------------
