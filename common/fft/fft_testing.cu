@@ -17,7 +17,7 @@ constexpr std::size_t kMaxElementsSanitized = std::size_t{1} << 16;
 constexpr double kPi = 3.14159265358979323846;
 
 // Runs `v` on `input` (batch signals of 2^log2n) with poisoned output and workspace; returns the output and
-// CHECKs that the input was left as it was.
+// REQUIREs that the input was left as it was.
 std::vector<float2> run_poisoned(const FftVariant& v, int log2n, long long batch, const std::vector<float2>& input) {
   DeviceBuffer<float2> in(input), out(input.size());
   DeviceBuffer<unsigned char> ws(workspace_of(v, log2n, batch));
@@ -27,7 +27,7 @@ std::vector<float2> run_poisoned(const FftVariant& v, int log2n, long long batch
   TUT_CHECK_LAUNCH();
   TUT_CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<float2> after = in.download();
-  CHECK_MESSAGE(std::memcmp(after.data(), input.data(), input.size() * sizeof(float2)) == 0,
+  REQUIRE_MESSAGE(std::memcmp(after.data(), input.data(), input.size() * sizeof(float2)) == 0,
                 v.name << " wrote to its input (the transform is out-of-place)");
   return out.download();
 }
@@ -58,12 +58,12 @@ void check_signals(const FftVariant& v, int log2n, long long batch, const std::v
                    const std::vector<float2>& got, double cufft_worst, const char* what) {
   const std::size_t unwritten = first_poisoned(got);
   INFO(v.name << ", N = 2^" << log2n << ", batch " << batch << ", " << what);
-  CHECK_MESSAGE(unwritten == SIZE_MAX, "element " << unwritten << " (signal " << (unwritten >> log2n)
+  REQUIRE_MESSAGE(unwritten == SIZE_MAX, "element " << unwritten << " (signal " << (unwritten >> log2n)
                                                   << ") was never written");
   const double tol = fft_tolerance(log2n, cufft_worst);
   const std::vector<double> e = errors(want, got, log2n);
   const auto worst = std::max_element(e.begin(), e.end());
-  CHECK_MESSAGE(*worst <= tol, "signal " << (worst - e.begin()) << ": relative L2 error " << *worst
+  REQUIRE_MESSAGE(*worst <= tol, "signal " << (worst - e.begin()) << ": relative L2 error " << *worst
                                          << " > tolerance " << tol << " (cuFFT's worst " << cufft_worst << ")");
 }
 
