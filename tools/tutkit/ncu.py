@@ -52,6 +52,11 @@ PRESETS = {
     # the stages apart (barrier, waiting on global loads, shared-memory/MIO queue full). Not in "all".
     "sgemm": [M_TIME, M_FMA_PIPE, M_ISSUE, M_REGS, M_OCCUPANCY, M_GLD_SECTORS, M_GLD_REQUESTS, M_L2_PCT, M_DRAM_PCT,
               M_BANK_LD, M_BANK_ST, M_STALL_BARRIER, M_STALL_LONG_SB, M_STALL_MIO, M_INST],
+    # The FFT ladder (chapters 30-39): DRAM traffic and throughput (a round trip per pass in chapter 31, one in
+    # all from chapter 32), shared-memory bank conflicts of the exchanges between passes, barrier stalls, achieved
+    # occupancy and registers. Not in "all".
+    "fft": [M_TIME, M_DRAM_PCT, M_DRAM_READ, M_DRAM_WRITE, M_BANK_LD, M_BANK_ST, M_STALL_BARRIER, M_OCCUPANCY,
+            M_REGS, M_INST],
     "all": [M_TIME, M_DRAM_PCT, M_DRAM_READ, M_DRAM_WRITE, M_OCCUPANCY, M_UNIFORM, M_DIVERGENT, M_BRANCHES,
             M_BANK_LD, M_BANK_ST, M_GLOBAL_ATOM, M_GLOBAL_RED, M_SHARED_ATOM, M_INST, M_THREADS_PER_INST],
 }
