@@ -269,6 +269,25 @@ class TourLadderTest(unittest.TestCase):
         self.assertEqual(sorted(doc["ladders"]), ["fft", "sgemm"])
 
 
+class LadderSweepTest(unittest.TestCase):
+    def test_series_markdown_and_plot(self):
+        runs = []
+        for ch, stage in (("20-sgemm-naive", "sgemm-naive"), ("21-sgemm-shared-tiling", "sgemm-shared-tiling")):
+            for size, ms in (("256", 0.01), ("512", 0.05)):
+                rec = ladder_record(ch, stage, "cublas", [(stage, ms, 100.0 / ms), ("cublas", 0.001, 1e5 / (1 + int(size)))],
+                                    {"m": 0, "n": 0, "k": 0})
+                rec["params"] = {"size": size}
+                runs.append(rec)
+        doc = {"meta": {"gpu": "X"}, "programs": [], "ladder_sweeps": {"sgemm": {"option": "--size", "runs": runs}}}
+        series = results.ladder_series(doc, "sgemm")
+        self.assertEqual(sorted(series), ["20-sgemm-naive", "21-sgemm-shared-tiling",
+                                          "cublas (reference, median over the programs)"])
+        self.assertEqual(series["20-sgemm-naive"], [(256.0, 10000.0), (512.0, 2000.0)])
+        md = results.render_markdown(doc, {"sgemm": "x-sgemm.png"})
+        self.assertIn("SGEMM ladder: GFLOP/s against size", md)
+        self.assertIn("x-sgemm.png", md)
+
+
 class TourEndToEndTest(unittest.TestCase):
     def setUp(self):
         self.build = FakeBuild(["01-warp-divergence", "05-scan-baseline", "06-scan-shared-memory",

@@ -3,13 +3,14 @@ and write docs/results/<gpu>.json, docs/results/<gpu>.md and PNG plots; or compa
 
 import json
 import re
+import statistics
 import subprocess
 import sys
 from pathlib import Path
 
 from .common import (REPO_ROOT, ArgumentParser, ToolError, chapter_number, fmt_num, fmt_ratio, fmt_us,
                      format_size, load_json, markdown_table, machine_metadata, note, parse_list,
-                     parse_size, shorten, slugify, warn, write_text)
+                     parse_size, shorten, slugify, stage_variant_name, warn, write_text)
 from .tour import (ARTICLE, ARTICLE_CUB_US, RESULTS_FORMAT, STAGE_ALIGN, add_run_arguments,
                    display_path, first_device, prepare_programs, program_options, record_failed,
                    render_tour, results_document, results_of, run_program, split_passthrough, stage_cells,
@@ -29,6 +30,66 @@ SWEEPS = {
                 "title": "Atomics: time against selectivity",
                 "unit": "median time, µs", "plot": "atomics"},
 }
+
+
+# The ladders' sweeps: every stage of the ladder (with its vendor reference, which each program measures) at
+# each value of one option; one plot of throughput against that option, one line per stage.
+LADDER_SWEEPS = {
+    "sgemm": {"numbers": range(20, 30), "option": "--size", "values": "256,512,1024,2048,4096,8192",
+              "metric": "gflops", "ref": "cublas", "title": "SGEMM ladder: GFLOP/s against size (M = N = K)",
+              "unit": "GFLOP/s", "xlabel": "M = N = K", "plot": "sgemm", "fixed": []},
+    "fft": {"numbers": range(30, 40), "option": "--length", "values": "16,64,256,1024,4096,16384",
+            "metric": "gbps", "ref": "cufft", "title": "FFT ladder: GB/s against signal length N (1 GiB batch)",
+            "unit": "GB/s (one read + one write of the batch)", "xlabel": "N (complex elements per signal)",
+            "plot": "fft", "fixed": ["--size", "2^27"]},
+}
+
+
+def run_ladder_sweeps(args, programs, only=None):
+    """Runs every ladder chapter among `programs` once per value of its ladder's option (the program's default
+    run: its stage and its references). Returns {ladder: {"option", "runs": [records]}}."""
+    out = {}
+    base = program_options(args, with_size=False)
+    if args.budget_ms is None and args.reps is None:
+        base += ["--budget-ms", str(SWEEP_BUDGET_MS)]
+    for name, how in LADDER_SWEEPS.items():
+        if only is not None and name not in only:
+            continue
+        chosen = [(c, p) for c, p in programs if chapter_number(c) in how["numbers"]]
+        if not chosen:
+            continue
+        runs = []
+        for chapter, path in chosen:
+            for v in parse_list(how["values"], how["option"]):
+                opts = list(base) + list(how["fixed"]) + [how["option"], v]
+                note(f"{name} sweep: {chapter} {how['option']} {v}")
+                runs.append(run_program(chapter, path, opts, args.timeout, params={how["option"].lstrip("-"): v},
+                                        display_path=display_path(path)))
+        out[name] = {"option": how["option"], "runs": runs}
+    return out
+
+
+def ladder_series(doc, name):
+    """{series label: [(x, value)]}: each chapter's stage, and the reference (median over programs per x)."""
+    how = LADDER_SWEEPS[name]
+    sweep = doc.get("ladder_sweeps", {}).get(name) or {}
+    series, ref = {}, {}
+    for rec in sweep.get("runs", []):
+        x = float(parse_size(str((rec.get("params") or {}).get(how["option"].lstrip("-")))))
+        results = results_of(rec)
+        stage = stage_variant_name(rec["chapter"], [(r["variant"], r.get("reference", False)) for r in results])
+        for r in results:
+            v = r.get(how["metric"])
+            if not v or r.get("failed"):
+                continue
+            if r["variant"] == stage:
+                series.setdefault(rec["chapter"], []).append((x, v))
+            elif r["variant"] in (how["ref"], "cudaMemcpy"):
+                ref.setdefault(r["variant"], {}).setdefault(x, []).append(v)
+    for variant, by_x in ref.items():
+        series[f"{variant} (reference, median over the programs)"] = sorted(
+            (x, statistics.median(vs)) for x, vs in by_x.items())
+    return series
 
 
 # ---- Sweeps -------------------------------------------------------------------------------------
@@ -207,6 +268,20 @@ def render_markdown(doc, plots=None):
         if plots.get(name):
             out += [f"![{how['title']}]({plots[name]})", ""]
 
+    for lname, how in LADDER_SWEEPS.items():
+        series = ladder_series(doc, lname)
+        if not series:
+            continue
+        xs = sorted({x for pts in series.values() for x, _ in pts})
+        out += [f"## {how['title']}", "",
+                f"Each stage's default run at every `{how['option']}` value; cells: {how['unit']}. The reference "
+                "rows are the median over the programs that measured it.", ""]
+        table = [[name] + [fmt_num(dict(pts).get(x)) for x in xs] for name, pts in series.items()]
+        out.append(markdown_table(["stage"] + [format_size(int(x)) for x in xs], table))
+        out.append("")
+        if plots.get(lname):
+            out += [f"![{how['title']}]({plots[lname]})", ""]
+
     out += ["## Every chapter program", "",
             "Each program's own table (\\* = reference: a vendor library or cudaMemcpy). Paste a chapter's "
             "table at its README's `<!-- measured: ... -->` line.", ""]
@@ -322,11 +397,38 @@ def plot_sweep(doc, name, path):
     return True
 
 
+def plot_ladder(doc, name, path):
+    how = LADDER_SWEEPS[name]
+    series = ladder_series(doc, name)
+    if not series:
+        return False
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    for label, pts in series.items():
+        style = dict(color="black", linestyle="--") if "(reference" in label else {}
+        ax.plot(*zip(*sorted(pts)), marker="o", label=label, **style)
+    gpu = doc.get("meta", {}).get("gpu") or "this GPU"
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel(how["xlabel"])
+    ax.set_ylabel(how["unit"])
+    ax.set_title(f"{how['title']} on {gpu}")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
 def draw_plots(doc, out_dir, slug):
     """Draws every plot the document has data for; returns {name: file name}. Without matplotlib,
     warns once and returns {}."""
     drawn = {}
     try:
+        for lname, how in LADDER_SWEEPS.items():
+            fname = f"{slug}-{how['plot']}.png"
+            if plot_ladder(doc, lname, Path(out_dir) / fname):
+                drawn[lname] = fname
         if plot_scan(doc, Path(out_dir) / f"{slug}-scan.png"):
             drawn["scan"] = f"{slug}-scan.png"
         for name, how in SWEEPS.items():
@@ -469,7 +571,9 @@ def main(argv):
                    help=f"sizes for chapter 03's bandwidth sweep (default {DEFAULT_SWEEP_SIZES})")
     s.add_argument("--selectivities", default=DEFAULT_SELECTIVITIES, metavar="LIST",
                    help=f"--selectivity values for chapter 04's sweep (default {DEFAULT_SELECTIVITIES})")
-    s.add_argument("--no-sweeps", action="store_true", help="skip both sweeps")
+    s.add_argument("--no-sweeps", action="store_true", help="skip the sweeps (chapters 03 and 04, and the ladders)")
+    s.add_argument("--ladders", metavar="LIST", default=",".join(LADDER_SWEEPS),
+                   help="the ladders whose stages are swept (default: " + ",".join(LADDER_SWEEPS) + "; 'none': none)")
     m = p.add_argument_group("other modes")
     m.add_argument("--compare", nargs=2, metavar=("NEW", "OLD"),
                    help="list the timings of NEW that are slower than OLD by more than --threshold percent")
@@ -509,13 +613,20 @@ def main(argv):
         first_error = next((r["error"] for r in records if r.get("error")), "no program reported a GPU")
         raise ToolError(f"no results to write: {first_error}", status=1)
     sweeps = {} if args.no_sweeps else run_sweeps(args, programs, sizes, selectivities)
+    ladders = [] if args.ladders == "none" else parse_list(args.ladders, "--ladders")
+    for name in ladders:
+        if name not in LADDER_SWEEPS:
+            raise ToolError(f"unknown ladder '{name}' (known: {', '.join(LADDER_SWEEPS)})")
+    ladder_sweeps = {} if args.no_sweeps else run_ladder_sweeps(args, programs, ladders)
     meta = machine_metadata(first_device(records), None, args.commit)
     doc = results_document(meta, records, sweeps)
+    doc["ladder_sweeps"] = ladder_sweeps
     slug = args.name or slugify(meta["gpu"])
     sys.stdout.write(render_tour(meta, records))
     write_outputs(doc, args.out or str(REPO_ROOT / "docs" / "results"), slug, plots=not args.no_plots)
     failed = [r for r in records if record_failed(r)]
     failed += [r for s_ in sweeps.values() for r in s_["runs"] if record_failed(r)]
+    failed += [r for s_ in ladder_sweeps.values() for r in s_["runs"] if record_failed(r)]
     for r in failed:
         warn(f"{r['command']}: {r['error']}")
     return 1 if failed else 0
