@@ -5,11 +5,14 @@
 #include <vector>
 
 #include "scan_reference.cuh"
+#include "lab/landing_zone_options.cuh"  // the lesson's kernel and its options
 #include "scan_lookback_landing_zone.cuh"
 
 namespace landing = scan_lookback_landing_zone;
 
-// A configuration measured against the stage: run only when named (--variant NAME or all).
+// A configuration measured against the stage: run only when named (--variant NAME or all). Tuning: the
+// lesson's kernel (scan_lookback_landing_zone.cuh); OptionsTuning: its general twin with bulk copies, offsets
+// kept from pass 1 or programmatic launch (lab/landing_zone_options.cuh).
 template <class Tuning>
 tut::scan::ScanVariant config_variant(const std::string& name, const std::string& description) {
   return {name, description, landing::workspace_bytes_for<Tuning>,
@@ -18,13 +21,20 @@ tut::scan::ScanVariant config_variant(const std::string& name, const std::string
           },
           "", /*on_demand=*/true};
 }
+template <class OptionsTuning>
+tut::scan::ScanVariant option_variant(const std::string& name, const std::string& description) {
+  return {name, description, landing::workspace_bytes_for<OptionsTuning>,
+          landing::inclusive_scan_options<OptionsTuning>, "", /*on_demand=*/true};
+}
 
-// The stage, then every configuration measured to choose it (chapter 16's names, under which they were
-// measured). staged-<copy>-t<threads>-i<items>: the whole tile in shared memory, per-vector offsets kept;
-// hybrid-...-s<staged>-r<register items>: rows in registers on top; rescan-...: pass 2 scans the rows again.
+// The stage, then every configuration measured to choose it (under the names they were measured with, in
+// chapter 16's program). staged-<copy>-t<threads>-i<items>: the whole tile in shared memory, per-vector
+// offsets kept; hybrid-...-s<staged>-r<register items>: rows in registers on top; rescan-...: pass 2 scans
+// the rows again (the lesson's design).
 std::vector<tut::scan::ScanVariant> landing_zone_variants() {
   using landing::Launch;
   using landing::Offsets;
+  using landing::OptionsTuning;
   using landing::Staging;
   using landing::TileOrder;
   using landing::Tuning;
@@ -44,28 +54,28 @@ std::vector<tut::scan::ScanVariant> landing_zone_variants() {
        },
        ""},
       // 1. The whole tile in shared memory, offsets kept.
-      config_variant<Tuning<256, 32, 0, 0, kCp, kCounter, kKept>>("lookback-staged-cpasync-t256-i32",
-                                                                  "256 threads x 32 int32 via cp.async"),
-      config_variant<Tuning<256, 32, 0, 0, kBulk, kCounter, kKept>>("lookback-staged-bulk-t256-i32",
-                                                                    "sm_90+: 256 x 32 int32 via bulk copies"),
-      config_variant<Tuning<128, 32, 0, 0, kCp, kCounter, kKept>>("lookback-staged-cpasync-t128-i32",
-                                                                  "128 threads x 32 int32 via cp.async"),
-      config_variant<Tuning<128, 48, 0, 0, kCp, kCounter, kKept>>("lookback-staged-cpasync-t128-i48",
-                                                                  "128 threads x 48 int32 via cp.async"),
-      config_variant<Tuning<128, 48, 0, 0, kBulk, kCounter, kKept>>("lookback-staged-bulk-t128-i48",
-                                                                    "sm_90+: 128 x 48 int32 via bulk copies"),
-      config_variant<Tuning<64, 96, 0, 0, kCp, kCounter, kKept>>("lookback-staged-cpasync-t64-i96",
-                                                                 "64 threads x 96 int32 via cp.async"),
-      config_variant<Tuning<32, 128, 0, 0, kCp, kCounter, kKept>>("lookback-staged-cpasync-t32-i128",
-                                                                  "32 threads x 128 int32 via cp.async"),
-      config_variant<Tuning<128, 48, 0, 0, kCp, kIndex, kKept>>("lookback-staged-cpasync-t128-i48-blockidx",
-                                                                "staged t128-i48 with tile = blockIdx.x"),
+      option_variant<OptionsTuning<256, 32, 0, 0, kCp, kCounter, kKept>>("lookback-staged-cpasync-t256-i32",
+                                                                         "256 threads x 32 int32 via cp.async"),
+      option_variant<OptionsTuning<256, 32, 0, 0, kBulk, kCounter, kKept>>("lookback-staged-bulk-t256-i32",
+                                                                           "sm_90+: 256 x 32 int32 via bulk copies"),
+      option_variant<OptionsTuning<128, 32, 0, 0, kCp, kCounter, kKept>>("lookback-staged-cpasync-t128-i32",
+                                                                         "128 threads x 32 int32 via cp.async"),
+      option_variant<OptionsTuning<128, 48, 0, 0, kCp, kCounter, kKept>>("lookback-staged-cpasync-t128-i48",
+                                                                         "128 threads x 48 int32 via cp.async"),
+      option_variant<OptionsTuning<128, 48, 0, 0, kBulk, kCounter, kKept>>("lookback-staged-bulk-t128-i48",
+                                                                           "sm_90+: 128 x 48 int32 via bulk copies"),
+      option_variant<OptionsTuning<64, 96, 0, 0, kCp, kCounter, kKept>>("lookback-staged-cpasync-t64-i96",
+                                                                        "64 threads x 96 int32 via cp.async"),
+      option_variant<OptionsTuning<32, 128, 0, 0, kCp, kCounter, kKept>>("lookback-staged-cpasync-t32-i128",
+                                                                         "32 threads x 128 int32 via cp.async"),
+      option_variant<OptionsTuning<128, 48, 0, 0, kCp, kIndex, kKept>>("lookback-staged-cpasync-t128-i48-blockidx",
+                                                                       "staged t128-i48 with tile = blockIdx.x"),
       // 2. Rows in registers on top (hybrids), offsets kept.
-      config_variant<Tuning<128, 48, 8, 0, kCp, kCounter, kKept>>("lookback-hybrid-cpasync-t128-s48-r8",
-                                                                  "128 x (48 via cp.async + 8 in registers)"),
-      config_variant<Tuning<128, 48, 16, 0, kCp, kCounter, kKept>>("lookback-hybrid-cpasync-t128-s48-r16",
-                                                                   "128 x (48 via cp.async + 16 in registers)"),
-      // 3. Pass 2 scans the rows again: registers hold data only.
+      option_variant<OptionsTuning<128, 48, 8, 0, kCp, kCounter, kKept>>("lookback-hybrid-cpasync-t128-s48-r8",
+                                                                         "128 x (48 via cp.async + 8 in registers)"),
+      option_variant<OptionsTuning<128, 48, 16, 0, kCp, kCounter, kKept>>("lookback-hybrid-cpasync-t128-s48-r16",
+                                                                          "128 x (48 via cp.async + 16 in registers)"),
+      // 3. Pass 2 scans the rows again: registers hold data only (the lesson's kernel from here on).
       config_variant<Tuning<128, 48, 0, 9>>("lookback-rescan-cpasync-t128-i48",
                                             "staged t128-i48, offsets recomputed in pass 2, 9 blocks/SM"),
       config_variant<Tuning<128, 48, 16, 9>>("lookback-rescan-hybrid-cpasync-t128-s48-r16",
@@ -78,10 +88,10 @@ std::vector<tut::scan::ScanVariant> landing_zone_variants() {
                                              "128 x (48 via cp.async + 40 in registers), 8 blocks/SM"),
       config_variant<Tuning<128, 40, 24, 10>>("lookback-rescan-hybrid-cpasync-t128-s40-r24",
                                               "128 x (40 via cp.async + 24 in registers), 10 blocks/SM"),
-      config_variant<Tuning<128, 48, 32, 9, kBulk>>("lookback-rescan-hybrid-bulk-t128-s48-r32",
-                                                    "sm_90+: 128 x (48 via bulk copies + 32 in registers)"),
-      config_variant<Tuning<128, 48, 32, 9, kCp, kIndex>>("lookback-rescan-hybrid-cpasync-t128-s48-r32-blockidx",
-                                                          "rescan t128-s48-r32 with tile = blockIdx.x"),
+      option_variant<OptionsTuning<128, 48, 32, 9, kBulk>>("lookback-rescan-hybrid-bulk-t128-s48-r32",
+                                                           "sm_90+: 128 x (48 via bulk copies + 32 in registers)"),
+      config_variant<Tuning<128, 48, 32, 9, kIndex>>("lookback-rescan-hybrid-cpasync-t128-s48-r32-blockidx",
+                                                     "rescan t128-s48-r32 with tile = blockIdx.x"),
       // 4. Block sizes, 48 + 32 items per thread, as many blocks per SM as registers and shared memory allow.
       config_variant<Tuning<64, 48, 32, 18>>("lookback-rescan-hybrid-cpasync-t64-s48-r32",
                                              "64 x (48 + 32), 17 blocks/SM (shared memory)"),
@@ -93,20 +103,20 @@ std::vector<tut::scan::ScanVariant> landing_zone_variants() {
                                              "224 x (48 + 32), 5 blocks/SM"),
       config_variant<Tuning<256, 48, 32, 4>>("lookback-rescan-hybrid-cpasync-t256-s48-r32",
                                              "256 x (48 + 32), 4 blocks/SM"),
-      config_variant<Tuning<160, 48, 32, 7, kCp, kIndex>>("lookback-rescan-hybrid-cpasync-t160-s48-r32-blockidx",
-                                                          "rescan t160-s48-r32 with tile = blockIdx.x"),
-      config_variant<Tuning<192, 48, 32, 6, kCp, kIndex>>("lookback-rescan-hybrid-cpasync-t192-s48-r32-blockidx",
-                                                          "the stage with tile = blockIdx.x (CUB's choice)"),
+      config_variant<Tuning<160, 48, 32, 7, kIndex>>("lookback-rescan-hybrid-cpasync-t160-s48-r32-blockidx",
+                                                     "rescan t160-s48-r32 with tile = blockIdx.x"),
+      config_variant<Tuning<192, 48, 32, 6, kIndex>>("lookback-rescan-hybrid-cpasync-t192-s48-r32-blockidx",
+                                                     "the stage with tile = blockIdx.x (CUB's choice)"),
       // 5. The look-back's backoff (the default: 64 ns, doubling up to 512 ns).
-      config_variant<Tuning<128, 48, 32, 9, kCp, kCounter, kRescan, Launch::kStreamOrdered, 16, 128>>(
+      config_variant<Tuning<128, 48, 32, 9, kCounter, 16, 128>>(
           "lookback-rescan-hybrid-cpasync-t128-s48-r32-sleep16-128", "rescan t128-s48-r32, backoff 16-128 ns"),
-      config_variant<Tuning<128, 48, 32, 9, kCp, kCounter, kRescan, Launch::kStreamOrdered, 128, 1024>>(
+      config_variant<Tuning<128, 48, 32, 9, kCounter, 128, 1024>>(
           "lookback-rescan-hybrid-cpasync-t128-s48-r32-sleep128-1024", "rescan t128-s48-r32, backoff 128-1024 ns"),
       // 6. Programmatic dependent launch (sm_90+): the scan starts while the status reset is still running.
-      config_variant<Tuning<128, 48, 32, 9, kCp, kCounter, kRescan, Launch::kProgrammatic>>(
+      option_variant<OptionsTuning<128, 48, 32, 9, kCp, kCounter, kRescan, Launch::kProgrammatic>>(
           "lookback-rescan-hybrid-cpasync-t128-s48-r32-pdl",
           "rescan t128-s48-r32, launched to overlap the status reset (waits before taking a tile)"),
-      config_variant<Tuning<128, 48, 32, 9, kCp, kIndex, kRescan, Launch::kProgrammatic>>(
+      option_variant<OptionsTuning<128, 48, 32, 9, kCp, kIndex, kRescan, Launch::kProgrammatic>>(
           "lookback-rescan-hybrid-cpasync-t128-s48-r32-blockidx-pdl",
           "the same with tile = blockIdx.x: loads the tile first, waits for the reset before the look-back"),
   };

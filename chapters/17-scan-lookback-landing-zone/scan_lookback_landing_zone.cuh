@@ -3,14 +3,16 @@
 // NVIDIA 2016) and the same one-tile-per-block kernel; what changes is where the loads land:
 //   - in chapter 16 every loaded element holds a register until it is stored, so registers cap the blocks
 //     per SM (4 of 256 x 32) and with them the bytes of loads an SM can have in flight;
-//   - here most of each thread's vectors land in shared memory (cp.async, or one bulk copy per warp segment
-//     on sm_90+), a second landing zone of about the same size, and the rest in registers on top;
+//   - here most of each thread's vectors land in shared memory (cp.async: global to shared without a
+//     register), a second landing zone of about the same size, and the rest in registers on top;
 //   - pass 1 only sums; pass 2 reads the tile again and scans it row by row, so registers hold data, not
-//     per-vector offsets (Offsets::kRecomputed), and 6 blocks of 192 threads fit per SM.
+//     per-vector offsets, and 6 blocks of 192 threads fit per SM.
+// The alternatives measured around this design (bulk copies, offsets kept from pass 1, programmatic
+// dependent launch) run the general kernel of lab/landing_zone_options.cuh.
 //
 //   init_tile_status_kernel    reset the tile counter and every tile's status word to X
-//   scan_tiles_kernel<Tuning>  <<<tiles, BlockThreads, staged bytes>>>  take a tile, stage it, sum it,
-//                              look back (warp 0), publish, scan it again from shared memory, store as int4
+//   scan_tiles_kernel<Tuning>  <<<tiles, BlockThreads, staged bytes>>>  take a tile, land it, sum it,
+//                              look back (warp 0), publish, scan it again, store as int4
 #pragma once
 
 #include <cuda_runtime.h>
@@ -33,23 +35,13 @@ enum class TileOrder {
   kAtomicCounter,  // tiles in the order blocks start (an atomic counter): deadlock-free by construction
   kBlockIndex,     // tile = blockIdx.x, as CUB does: relies on blocks being dispatched in index order
 };
-// kCpAsync (sm_80+): each thread copies its own 16-byte vectors global -> shared without a register;
-// kBulkCopy (sm_90+): one cp.async.bulk (TMA) per warp segment, an mbarrier counts the bytes landing.
-enum class Staging { kCpAsync, kBulkCopy };
-// kKept: pass 1 keeps each vector's offset in a register for pass 2; kRecomputed: pass 1 only sums, pass 2
-// scans the rows again (5 more shuffles per row, fewer registers).
-enum class Offsets { kKept, kRecomputed };
-// kProgrammatic (sm_90+): programmatic dependent launch, the scan may overlap the status reset.
-enum class Launch { kStreamOrdered, kProgrammatic };
 
 // One configuration. Each thread owns StagedItems int32 in shared memory and RegisterItems in registers
 // (the tile is BlockThreads * (StagedItems + RegisterItems)); MinBlocksPerSM > 0 asks the compiler to fit that
 // many blocks per SM in registers (__launch_bounds__). The look-back sleeps FirstSleepNs, doubling up to
 // MaxSleepNs, while a predecessor is not ready.
 template <int BlockThreads, int StagedItems, int RegisterItems, int MinBlocksPerSM,
-          Staging Stage = Staging::kCpAsync, TileOrder Order = TileOrder::kAtomicCounter,
-          Offsets Offset = Offsets::kRecomputed, Launch LaunchMode = Launch::kStreamOrdered,
-          int FirstSleepNs = 64, int MaxSleepNs = 512>
+          TileOrder Order = TileOrder::kAtomicCounter, int FirstSleepNs = 64, int MaxSleepNs = 512>
 struct Tuning {
   static constexpr int kBlockThreads = BlockThreads;
   static constexpr int kItemsPerThread = StagedItems + RegisterItems;
@@ -62,10 +54,7 @@ struct Tuning {
   static constexpr int kWarpStagedBytes = kWarpSize * StagedItems * static_cast<int>(sizeof(std::uint32_t));
   static constexpr int kStagedBytes = BlockThreads / kWarpSize * kWarpStagedBytes;  // dynamic shared memory
   static constexpr int kMinBlocksPerSM = MinBlocksPerSM;
-  static constexpr Staging kStaging = Stage;
   static constexpr TileOrder kOrder = Order;
-  static constexpr Offsets kOffsets = Offset;
-  static constexpr Launch kLaunch = LaunchMode;
   static constexpr int kFirstSleepNs = FirstSleepNs;
   static constexpr int kMaxSleepNs = MaxSleepNs;
   static_assert(BlockThreads % kWarpSize == 0 && BlockThreads >= kWarpSize && BlockThreads <= 1024,
@@ -147,44 +136,6 @@ __device__ __forceinline__ void wait_own_async_copies() {
 #endif
 }
 
-// Bulk copies (PTX ISA 8.0, sm_90+; called only where __CUDA_ARCH__ >= 900), one instruction per function:
-// init; make the init visible to the copy engine (the async proxy); the phase's one arrival, announcing the
-// bytes the copy engine will deliver before the phase completes; wait; copy.
-__device__ __forceinline__ void mbarrier_init(std::uint64_t* barrier, unsigned arrivals) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(barrier)), "r"(arrivals) : "memory");
-}
-__device__ __forceinline__ void fence_mbarrier_init() {
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-}
-__device__ __forceinline__ void mbarrier_arrive_expect_tx(std::uint64_t* barrier, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(barrier)), "r"(bytes)
-               : "memory");
-}
-// True once the phase with this parity has completed (acquire: the copied bytes are then visible).
-__device__ __forceinline__ bool mbarrier_try_wait_parity(std::uint64_t* barrier, unsigned parity) {
-  std::uint32_t done;
-  asm volatile(
-      "{\n\t"
-      ".reg .pred complete;\n\t"
-      "mbarrier.try_wait.parity.shared::cta.b64 complete, [%1], %2;\n\t"
-      "selp.u32 %0, 1, 0, complete;\n\t"
-      "}"
-      : "=r"(done)
-      : "r"(shared_address(barrier)), "r"(parity)
-      : "memory");
-  return done != 0;
-}
-// Copies `bytes` (a multiple of 16, both addresses 16-byte aligned) from global to shared memory; the
-// mbarrier's transaction count drops by the bytes as they land.
-__device__ __forceinline__ void bulk_copy_global_to_shared(void* destination, const void* source, unsigned bytes,
-                                                           std::uint64_t* barrier) {
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-          shared_address(destination)),
-      "l"(source), "r"(bytes), "r"(shared_address(barrier))
-      : "memory");
-}
-
 // One vector, element by element with zeros past n (the last tile, misaligned buffers).
 __device__ __forceinline__ uint4 load_vector_guarded(const std::uint32_t* in, std::int64_t first, std::int64_t n) {
   std::uint32_t e[kVectorItems];
@@ -223,31 +174,6 @@ __device__ __forceinline__ std::uint32_t reduce_warp(std::uint32_t val) {
 #pragma unroll
   for (int d = kWarpSize / 2; d > 0; d /= 2) val += __shfl_xor_sync(kFullMask, val, d);
   return val;
-}
-
-// Offsets::kKept's pass 1: the offset of each of this thread's vectors in the warp's segment (the sum of the
-// segment's elements before it); vector_at(r) is the thread's vector of row r. Returns the segment's sum.
-template <class T, class VectorAt>
-__device__ __forceinline__ std::uint32_t segment_vector_offsets(VectorAt vector_at,
-                                                                std::uint32_t (&vector_offset)[T::kVectorsPerThread]) {
-  std::uint32_t row_scan[T::kVectorsPerThread];
-#pragma unroll
-  for (int r = 0; r < T::kVectorsPerThread; ++r) {
-    const uint4 v = vector_at(r);
-    vector_offset[r] = v.x + v.y + v.z + v.w;  // the vector's sum, for now
-    row_scan[r] = vector_offset[r];
-  }
-#pragma unroll
-  for (int d = 1; d < kWarpSize; d *= 2)
-#pragma unroll
-    for (int r = 0; r < T::kVectorsPerThread; ++r) row_scan[r] = shfl_up_add(row_scan[r], d);
-  std::uint32_t rows_before = 0;
-#pragma unroll
-  for (int r = 0; r < T::kVectorsPerThread; ++r) {
-    vector_offset[r] = rows_before + row_scan[r] - vector_offset[r];  // inclusive row scan minus own sum
-    rows_before += __shfl_sync(kFullMask, row_scan[r], kWarpSize - 1);
-  }
-  return rows_before;
 }
 
 // ---- The look-back (chapter 15's, with a backoff) ------------------------------------------------------------
@@ -324,26 +250,9 @@ __device__ __forceinline__ std::uint32_t tile_exclusive_prefix(StatusWord* statu
   return shared.exclusive_prefix;
 }
 
-// ---- Programmatic dependent launch (sm_90+) ----------------------------------------------------------------
-// Launched with cudaLaunchAttributeProgrammaticStreamSerialization, the scan may start once every block of the
-// status reset has executed launch_dependents; until griddepcontrol.wait returns (the reset has finished and
-// its writes are visible) it must not touch the workspace. No-ops for a kernel launched normally.
-__device__ __forceinline__ void allow_dependent_launch() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void wait_for_previous_kernel() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
-
 // ---- Kernels ----------------------------------------------------------------------------------------------
-// Resets the counter and every status word to X before each scan (as in chapter 15). It lets a
-// programmatically launched scan start at once: the scan waits for it to finish before using the workspace.
+// Resets the counter and every status word to X before each scan (as in chapter 15).
 __global__ void init_tile_status_kernel(unsigned* tile_counter, StatusWord* status, std::int64_t tiles) {
-  allow_dependent_launch();
   const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t t = first; t < tiles; t += stride) status[t] = make_status(kInvalid, 0);
@@ -361,45 +270,21 @@ __host__ __device__ constexpr int min_blocks_per_sm(int wanted) {
 }
 
 // One tile per block; the grid has exactly as many blocks as tiles. vector_io: both buffers are 16-byte
-// aligned, so full tiles use cp.async / bulk copies and int4 stores.
+// aligned, so full tiles use cp.async and int4 stores.
 template <class T>
 __global__ __launch_bounds__(T::kBlockThreads, min_blocks_per_sm(T::kMinBlocksPerSM)) void scan_tiles_kernel(
     const std::uint32_t* in, std::uint32_t* out, std::int64_t n, bool vector_io, std::uint32_t carry_in,
     unsigned* tile_counter, StatusWord* status) {
   extern __shared__ uint4 staged_vectors[];  // every warp's staged rows (dynamic shared memory)
-  __shared__ std::uint64_t tile_landed;     // kBulkCopy: completes when the tile's bytes have all landed
   __shared__ TileScanShared<T> shared;
   __shared__ unsigned tile_shared;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  constexpr bool kBulk = T::kStaging == Staging::kBulkCopy;
-#else
-  constexpr bool kBulk = false;  // below sm_90 the bulk-copy shapes stage with cp.async
-#endif
   constexpr int kStagedRowsPerWarp = kWarpSize * T::kStagedVectors;  // vectors
   const int lane = threadIdx.x % kWarpSize;
   const int warp = threadIdx.x / kWarpSize;
-  const auto is_full = [&](std::int64_t tile) { return vector_io && (tile + 1) * T::kTileItems <= n; };
-  // kProgrammatic: the counter and the status words belong to the status reset until it has finished. With
-  // the counter the wait comes first; with blockIdx.x only the look-back needs them, so it waits there.
-  constexpr bool kProgrammatic = T::kLaunch == Launch::kProgrammatic;
-  if constexpr (kProgrammatic && T::kOrder == TileOrder::kAtomicCounter) wait_for_previous_kernel();
 
-  // 1. The tile; with bulk copies, the thread that learns it starts every warp segment's copy at once.
-  if (threadIdx.x == 0) {
-    const std::int64_t tile = T::kOrder == TileOrder::kAtomicCounter ? atomicAdd(tile_counter, 1u) : blockIdx.x;
-    tile_shared = static_cast<unsigned>(tile);
-    if constexpr (kBulk) {
-      if (is_full(tile)) {
-        mbarrier_init(&tile_landed, 1);
-        fence_mbarrier_init();
-        mbarrier_arrive_expect_tx(&tile_landed, T::kStagedBytes);
-        for (int w = 0; w < T::kWarps; ++w)
-          bulk_copy_global_to_shared(staged_vectors + w * kStagedRowsPerWarp,
-                                     in + tile * T::kTileItems + w * T::kWarpItems, T::kWarpStagedBytes,
-                                     &tile_landed);
-      }
-    }
-  }
+  // 1. The tile: from the counter (the order blocks start) unless the tuning asks for CUB's blockIdx.x.
+  if (threadIdx.x == 0)
+    tile_shared = T::kOrder == TileOrder::kAtomicCounter ? atomicAdd(tile_counter, 1u) : blockIdx.x;
   __syncthreads();
   const std::int64_t tile = tile_shared;  // 64-bit from here on: n may exceed 2^31
   const std::int64_t segment_begin = tile * T::kTileItems + static_cast<std::int64_t>(warp) * T::kWarpItems;
@@ -408,22 +293,15 @@ __global__ __launch_bounds__(T::kBlockThreads, min_blocks_per_sm(T::kMinBlocksPe
 
   // 2. Land the warp's segment: the staged rows by copies that bypass registers, the register rows by
   //    ordinary int4 loads issued before the wait, so that both are in flight together.
-  const bool full = is_full(tile);
+  const bool full = vector_io && (tile + 1) * T::kTileItems <= n;
   if (full) {
     const uint4* source = reinterpret_cast<const uint4*>(in + segment_begin) + lane;
-    if constexpr (!kBulk) {
 #pragma unroll
-      for (int r = 0; r < T::kStagedVectors; ++r)
-        copy_vector_async(staged + r * kWarpSize + lane, source + r * kWarpSize);
-    }
+    for (int r = 0; r < T::kStagedVectors; ++r)
+      copy_vector_async(staged + r * kWarpSize + lane, source + r * kWarpSize);
 #pragma unroll
     for (int r = 0; r < T::kRegisterVectors; ++r) held[r] = source[(T::kStagedVectors + r) * kWarpSize];
-    if constexpr (kBulk) {
-      while (!mbarrier_try_wait_parity(&tile_landed, 0)) {
-      }
-    } else {
-      wait_own_async_copies();
-    }
+    wait_own_async_copies();
   } else {  // the last tile or misaligned buffers: element by element, zeros past the end
 #pragma unroll
     for (int r = 0; r < T::kVectorsPerThread; ++r) {
@@ -437,48 +315,36 @@ __global__ __launch_bounds__(T::kBlockThreads, min_blocks_per_sm(T::kMinBlocksPe
     return r < T::kStagedVectors ? staged[r * kWarpSize + lane] : held[r - T::kStagedVectors];
   };
 
-  // 3. Pass 1: the segment's sum, then the warps' sums (one barrier).
-  std::uint32_t vector_offset[T::kOffsets == Offsets::kKept ? T::kVectorsPerThread : 1];
+  // 3. Pass 1: only the segment's sum (no per-vector offsets held for pass 2), then the warps' sums (one
+  //    barrier).
   std::uint32_t segment_sum = 0;
-  if constexpr (T::kOffsets == Offsets::kKept) {
-    segment_sum = segment_vector_offsets<T>(vector_at, vector_offset);
-  } else {
 #pragma unroll
-    for (int r = 0; r < T::kVectorsPerThread; ++r) {
-      const uint4 x = vector_at(r);
-      segment_sum += x.x + x.y + x.z + x.w;
-    }
-    segment_sum = reduce_warp(segment_sum);
+  for (int r = 0; r < T::kVectorsPerThread; ++r) {
+    const uint4 x = vector_at(r);
+    segment_sum += x.x + x.y + x.z + x.w;
   }
-  const TileOffsets offsets = scan_warp_sums<T>(segment_sum, shared);
+  const TileOffsets offsets = scan_warp_sums<T>(reduce_warp(segment_sum), shared);
 
   // 4. Warp 0 looks back while the other warps wait (one barrier).
-  if constexpr (kProgrammatic && T::kOrder == TileOrder::kBlockIndex) wait_for_previous_kernel();
   const std::uint32_t exclusive_prefix =
       tile_exclusive_prefix<T>(status, tile, offsets.tile_aggregate, carry_in, shared);
   const std::uint32_t base = exclusive_prefix + offsets.segment_offset;
 
-  // 5. Pass 2: scan each vector (again), add everything before it, store.
-  std::uint32_t rows_before = 0;  // kRecomputed: the sum of the segment's rows above row r
+  // 5. Pass 2: read each vector again, scan it, scan the row across the warp (the vectors to its left), add
+  //    the rows above, the segment's offset and the tile's prefix, store.
+  std::uint32_t rows_before = 0;  // the sum of the segment's rows above row r
 #pragma unroll
   for (int r = 0; r < T::kVectorsPerThread; ++r) {
     const int v = r * kWarpSize + lane;
     uint4 x = vector_at(r);
-    if constexpr (T::kOffsets == Offsets::kKept) {
-      x.x += base + vector_offset[r];
-      x.y += x.x;
-      x.z += x.y;
-      x.w += x.z;
-    } else {  // the vector's own scan first: its sum (x.w) feeds the row's scan
-      x.y += x.x;
-      x.z += x.y;
-      x.w += x.z;
-      const std::uint32_t row_inclusive = scan_warp(x.w);
-      std::uint32_t before = rows_before + row_inclusive - x.w;  // the segment's elements before the vector
-      rows_before += __shfl_sync(kFullMask, row_inclusive, kWarpSize - 1);
-      before += base;
-      x = make_uint4(x.x + before, x.y + before, x.z + before, x.w + before);
-    }
+    x.y += x.x;
+    x.z += x.y;
+    x.w += x.z;
+    const std::uint32_t row_inclusive = scan_warp(x.w);
+    std::uint32_t before = rows_before + row_inclusive - x.w;  // the segment's elements before the vector
+    rows_before += __shfl_sync(kFullMask, row_inclusive, kWarpSize - 1);
+    before += base;
+    x = make_uint4(x.x + before, x.y + before, x.z + before, x.w + before);
     if (full) {
       reinterpret_cast<uint4*>(out + segment_begin)[v] = x;
     } else {
@@ -507,32 +373,23 @@ inline StatusWord* workspace_status(void* d_workspace) {
   return reinterpret_cast<StatusWord*>(static_cast<unsigned char*>(d_workspace) + kStatusOffset);
 }
 
-// True when both buffers are 16-byte aligned (int4, cp.async of 16 bytes and bulk copies need it).
+// True when both buffers are 16-byte aligned (int4 and 16-byte cp.async need it).
 inline bool vector_aligned(const void* d_in, const void* d_out) {
   return ((reinterpret_cast<std::uintptr_t>(d_in) | reinterpret_cast<std::uintptr_t>(d_out)) % sizeof(uint4)) == 0;
 }
 
 // Once per device and tuning: opt in to the dynamic shared memory above 48 KiB, and ask for the largest
-// shared-memory share of the L1/shared split, so that shared memory does not cap the blocks per SM. Returns
-// whether the GPU takes programmatic dependent launch (sm_90+). (The cache is not thread-safe: one host
-// thread drives the GPU in this tutorial.)
-template <class T>
-inline bool prepare_launch() {
-  static int planned_device = -1;
-  static bool supported = false;
+// shared-memory share of the L1/shared split, so that shared memory does not cap the blocks per SM. (Not
+// thread-safe: one host thread drives the GPU in this tutorial.)
+template <class Kernel>
+inline void plan_shared_memory(Kernel kernel, int staged_bytes, int& planned_device) {
   int device = 0;
   TUT_CUDA_CHECK(cudaGetDevice(&device));
-  if (planned_device != device) {
-    TUT_CUDA_CHECK(cudaFuncSetAttribute(scan_tiles_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        T::kStagedBytes));
-    TUT_CUDA_CHECK(cudaFuncSetAttribute(scan_tiles_kernel<T>, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                        static_cast<int>(cudaSharedmemCarveoutMaxShared)));
-    int major = 0;
-    TUT_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    supported = major >= 9;
-    planned_device = device;
-  }
-  return supported;
+  if (planned_device == device) return;
+  TUT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, staged_bytes));
+  TUT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                      static_cast<int>(cudaSharedmemCarveoutMaxShared)));
+  planned_device = device;
 }
 
 // Enqueues the inclusive scan of n int32 with tuning T: a reset of the tile status, then one kernel.
@@ -541,24 +398,17 @@ template <class T>
 inline void inclusive_scan_with(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace,
                                 cudaStream_t stream, std::int32_t carry_in = 0) {
   if (n == 0) return;
-  const bool programmatic = T::kLaunch == Launch::kProgrammatic && prepare_launch<T>();
+  static int planned_device = -1;
+  plan_shared_memory(scan_tiles_kernel<T>, T::kStagedBytes, planned_device);
+  // int32_t and uint32_t may alias each other, so the kernel works on the caller's arrays as uint32.
+  const auto* in = reinterpret_cast<const std::uint32_t*>(d_in);
+  auto* out = reinterpret_cast<std::uint32_t*>(d_out);
   const std::size_t tiles = tile_count<T>(n);  // < 2^31 for any n that fits in a GPU's memory
   launch_init_tile_status(workspace_tile_counter(d_workspace), workspace_status(d_workspace), tiles, stream);
-  cudaLaunchAttribute attribute;
-  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(static_cast<unsigned>(tiles));
-  config.blockDim = dim3(T::kBlockThreads);
-  config.dynamicSmemBytes = T::kStagedBytes;
-  config.stream = stream;
-  config.attrs = &attribute;
-  config.numAttrs = programmatic ? 1 : 0;
-  // int32_t and uint32_t may alias each other, so the kernel works on the caller's arrays as uint32.
-  TUT_CUDA_CHECK(cudaLaunchKernelEx(&config, scan_tiles_kernel<T>, reinterpret_cast<const std::uint32_t*>(d_in),
-                                    reinterpret_cast<std::uint32_t*>(d_out), static_cast<std::int64_t>(n),
-                                    vector_aligned(d_in, d_out), static_cast<std::uint32_t>(carry_in),
-                                    workspace_tile_counter(d_workspace), workspace_status(d_workspace)));
+  scan_tiles_kernel<T><<<static_cast<unsigned>(tiles), T::kBlockThreads, T::kStagedBytes, stream>>>(
+      in, out, static_cast<std::int64_t>(n), vector_aligned(d_in, d_out), static_cast<std::uint32_t>(carry_in),
+      workspace_tile_counter(d_workspace), workspace_status(d_workspace));
+  TUT_CHECK_LAUNCH();
 }
 
 // The stage's entry points, with DefaultTuning.
