@@ -26,8 +26,8 @@ constexpr double kFloatEps = 5.9604644775390625e-08;
 
 // The tolerance every FFT variant's per-signal relative L2 error is held to: four times cuFFT's worst
 // per-signal error on the same signals in the same run, but never below 3 * eps * log2 n. A radix-2 FFT in
-// single precision with accurate twiddles has an expected relative error of order eps * sqrt(log2 n) (about
-// 1.5 to 2.7 eps for n = 8 to 2^14 on random signals, in an emulation of chapters 31 and 32) and a worst-case
+// single precision with accurate twiddles has an expected relative error of order eps * sqrt(log2 n) (worst
+// 1.6 to 2.6 eps for n = 8 to 2^14 on random signals, in a host emulation of chapters 31 and 32) and a worst-case
 // bound of order eps * log2 n; the floor keeps a run where cuFFT happens to be very accurate, or is not run
 // (under compute-sanitizer), from failing an equally sound algorithm. A wrong twiddle, a lost element or a
 // mixed-up signal gives errors of order 1, far above either.
