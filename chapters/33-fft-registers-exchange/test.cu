@@ -1,6 +1,6 @@
-// GPU tests for chapter 33: the FFT-chapter tests for the stage and the half exchange (every length 8 to 2^20,
-// batches 1, 3, 133 and a large one, known transforms, the command line), and the article's pre-arranged
-// kernel for N = 8 and 16 on pre-arranged data.
+// GPU tests for chapter 33: the FFT-chapter tests for the stage (every length 8 to 2^20, batches 1, 3, 133 and a
+// large one, known transforms, the command line), the half exchange for N = 32..4096 where it differs from the
+// stage, and the article's pre-arranged kernel for N = 8 and 16 on pre-arranged data.
 #define TUT_CHAPTER_NO_MAIN
 #include "main.cu"
 
@@ -12,7 +12,16 @@
 #include "fft_reference.hpp"
 #include "fft_testing.cuh"
 
-TUT_FFT_CHAPTER_TESTS(chapter_spec(), registers_exchange_variants())
+TUT_FFT_CHAPTER_TESTS(chapter_spec(), {registers_exchange_variants().front()})
+
+TEST_CASE("33: the half exchange matches the CPU double FFT for N = 32..4096") {
+  tut::require_supported_gpu();
+  const auto half = registers_exchange_variants().back();
+  for (int log2n = 5; log2n <= 12; ++log2n) {
+    for (long long batch : tut::fft::testing::test_batches(log2n)) tut::fft::testing::check_random(half, log2n, batch);
+    tut::fft::testing::check_known_transforms(half, log2n);
+  }
+}
 
 namespace {
 // The article's layout: within each block of W = min(256, signals left) signals, element r of the block's

@@ -1,0 +1,56 @@
+// Chapter 35: chapter 34 tuned for sm_90: several signals per block for small N, padded shared-memory buffers
+// (no bank conflicts in the exchanges), 16-byte accesses for N = 8 and 16, and the launch shape chosen by
+// measurement among the on-demand candidates below. Against cuFFT and cudaMemcpy.
+#include <vector>
+
+#include "fft_chapter.cuh"
+#include "fft_tuned.cuh"
+
+namespace {
+template <class S, bool kTable = true>
+tut::fft::FftVariant candidate(const std::string& name, const std::string& description, bool on_demand) {
+  tut::fft::FftVariant v;
+  v.name = name;
+  v.description = description;
+  v.min_log2n = fft_tuned::kMinLog2n;
+  v.max_log2n = fft_tuned::kMaxLog2n;
+  v.workspace_bytes = fft_tuned::workspace_bytes;
+  v.launch = fft_tuned::fft<S, kTable>;
+  v.on_demand = on_demand;
+  return v;
+}
+}  // namespace
+
+// The stage first, then the tuning candidates (each covers every N; they differ for N = 32..4096 only).
+std::vector<tut::fft::FftVariant> tuned_variants() {
+  using fft_tuned::Shape;
+  return {
+      candidate<fft_tuned::StageShape>(
+          "fft-tuned",
+          "E=16 values per thread (radix-16 passes, 2-3 per N), several signals per block up to 256 threads, padded "
+          "exchanges, twiddle table; N=8,16: 256 signals per block, 16-byte loads; N>=8192: four-step",
+          false),
+      candidate<Shape<16, 128>>("e16-t128", "the stage with blocks of 128 threads (N=4096: 256)", true),
+      candidate<Shape<16, 512>>("e16-t512", "the stage with blocks of up to 512 threads (at most 4096/N signals)",
+                                true),
+      candidate<Shape<8, 256>>("e8-t256", "8 values per thread (radix-8 passes, 2-4 per N), blocks of 256 threads",
+                               true),
+      candidate<Shape<0, 128>>("two-pass-t128",
+                               "chapter 34's two passes (E = 8..64 values per thread), blocks of 128 threads", true),
+      candidate<Shape<0, 256>>("two-pass-t256",
+                               "chapter 34's two passes (E = 8..64 values per thread), blocks of 256 threads", true),
+      candidate<Shape<16, 256, 3>>("e16-t256-3blocks",
+                                   "the stage with __launch_bounds__(256, 3): at most 85 registers", true),
+      candidate<fft_tuned::StageShape, false>("sincospif-twiddles", "the stage with sincospif twiddles", true),
+  };
+}
+
+tut::ChapterSpec chapter_spec() {
+  return tut::fft::make_fft_chapter(
+      "35-fft-tuned", "batched 1-D FFT tuned: signals per block, padded exchanges, 16-byte loads, launch shapes",
+      tuned_variants());
+}
+
+#ifndef TUT_CHAPTER_NO_MAIN
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, chapter_spec()); }
+#endif

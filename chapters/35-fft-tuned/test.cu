@@ -1,0 +1,56 @@
+// GPU tests for chapter 35: the FFT-chapter tests for the stage (every length 8 to 2^20, batches 1, 3, 133 and a
+// large one, which leave the last block of S signals partly empty; known transforms; the command line), every
+// tuning candidate where it differs from the stage (N = 32..4096), and the 8-byte path of N = 8 and 16 on buffers that are not 16-byte aligned.
+#define TUT_CHAPTER_NO_MAIN
+#include "main.cu"
+
+#include <complex>
+
+#include "device.cuh"
+#include "device_buffer.cuh"
+#include "fft_reference.hpp"
+#include "fft_testing.cuh"
+
+TUT_FFT_CHAPTER_TESTS(chapter_spec(), {tuned_variants().front()})
+
+// The candidates differ from the stage only for N = 32..4096 (the block regime); there each is checked at every
+// batch of the scaffolding (1, 3, 133 and about 2^22 elements), plus the known transforms.
+TEST_CASE("35: every tuning candidate matches the CPU double FFT for N = 32..4096") {
+  tut::require_supported_gpu();
+  const auto variants = tuned_variants();
+  for (std::size_t i = 1; i < variants.size(); ++i)
+    for (int log2n = 5; log2n <= 12; ++log2n) {
+      for (long long batch : tut::fft::testing::test_batches(log2n))
+        tut::fft::testing::check_random(variants[i], log2n, batch);
+      tut::fft::testing::check_known_transforms(variants[i], log2n);
+    }
+}
+
+TEST_CASE("35: N = 8 and 16 on buffers that are not 16-byte aligned (the 8-byte path)") {
+  tut::require_supported_gpu();
+  const auto stage = tuned_variants().front();
+  for (int log2n : {3, 4}) {
+    const int n = 1 << log2n;
+    for (long long batch : {1ll, 257ll, 1000ll}) {
+      const std::size_t count = static_cast<std::size_t>(batch) * n;
+      const std::vector<float2> x = tut::fft::random_signals(count, tut::testing::test_seed() + 35 * batch + log2n);
+      tut::DeviceBuffer<float2> in(count + 1), out(count + 1);
+      TUT_CUDA_CHECK(cudaMemcpy(in.data() + 1, x.data(), count * sizeof(float2), cudaMemcpyHostToDevice));
+      out.poison();
+      stage.launch(in.data() + 1, out.data() + 1, log2n, batch, nullptr, 0);
+      TUT_CHECK_LAUNCH();
+      TUT_CUDA_CHECK(cudaDeviceSynchronize());
+      std::vector<float2> got(count);
+      TUT_CUDA_CHECK(cudaMemcpy(got.data(), out.data() + 1, count * sizeof(float2), cudaMemcpyDeviceToHost));
+      std::vector<std::complex<double>> wide(count), want(count);
+      for (std::size_t i = 0; i < count; ++i) wide[i] = {x[i].x, x[i].y};
+      tut::fft::cpu_fft_batch(wide.data(), want.data(), log2n, static_cast<std::size_t>(batch));
+      const double tol = tut::fft::fft_tolerance(log2n, 0.0);
+      double worst = 0.0;
+      for (long long s = 0; s < batch; ++s)
+        worst = std::max(worst, tut::fft::relative_l2_error(want.data() + s * n, &got[s * n].x, n));
+      INFO("N = " << n << ", batch " << batch);
+      CHECK_MESSAGE(worst <= tol, "worst relative L2 error " << worst << " > tolerance " << tol);
+    }
+  }
+}
