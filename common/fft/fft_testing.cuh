@@ -2,13 +2,15 @@
 // TUT_FFT_CHAPTER_TESTS(chapter_spec(), the_variants()).
 //
 // What they cover, for every variant (on-demand ones too) at every length it supports from 8 up to its
-// maximum (lengths above 2^16 with batches 1 and 3 only, to keep the CPU reference quick):
+// maximum (lengths 2^17 .. 2^20 with batches 1 and 3 only, longer ones with one signal, to keep the CPU
+// reference quick):
 //   - random signals at batch counts 1, 3, 133 (none of which fills a grid) and a larger batch of about 2^22
 //     elements, each signal's relative L2 error against the CPU double FFT held to fft_tolerance() with cuFFT's
 //     worst error measured on the same input; output and workspace poisoned first; the input left intact;
 //   - known transforms with exact answers: an impulse, a single tone, a constant (signals of one batch differ,
 //     so a mix-up between signals shows);
-//   - the chapter program's command line: a bad --length exits 2.
+//   - the chapter program's command line: a bad --length exits 2; --variant all at N = 256 runs and passes
+//     its checks (not under a sanitizer, since the program also runs cuFFT).
 // Under a compute-sanitizer setup (TUT_SANITIZER set) lengths stop at 2^13, batches at 133 signals and 2^16
 // elements, and cuFFT is not run (the tolerance is the floor alone), so that the tools check our kernels only.
 #pragma once
@@ -23,7 +25,7 @@ namespace tut::fft::testing {
 // The lengths (log2) a test covers for `v`, capped under a sanitizer.
 std::vector<int> test_log2_lengths(const FftVariant& v);
 
-// The batch counts tested at one length: 1, 3, 133 and about 2^22 / N (capped; see above).
+// The batch counts tested at one length: 1, 3, 133 and about 2^22 / N (fewer for long N and under a sanitizer).
 std::vector<long long> test_batches(int log2n);
 
 // Runs `v` on seeded random signals and CHECKs every signal against the CPU double FFT, every element written
