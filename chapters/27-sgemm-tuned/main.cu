@@ -20,6 +20,8 @@ using Tile128x128x16_W32x64_S4 = sgemm_tuned::TileConfig<128, 128, 16, 32, 64, 4
 using Tile128x128x8_W64x64_S3 = sgemm_tuned::TileConfig<128, 128, 8, 64, 64, 4, 3, 1, 2>;
 using Tile128x256x8_W64x64_S3 = sgemm_tuned::TileConfig<128, 256, 8, 64, 64, 4, 3, 1, 1>;
 using Tile256x128x8_W64x64_S3 = sgemm_tuned::TileConfig<256, 128, 8, 64, 64, 4, 3, 1, 1>;
+using Tile128x128x16_W64x64_S3 = sgemm_tuned::TileConfig<128, 128, 16, 64, 64, 4, 3, 1, 2>;
+using Tile128x256x16_W64x64_S3 = sgemm_tuned::TileConfig<128, 256, 16, 64, 64, 4, 3, 1, 1>;
 using Tile128x256x16_W64x64_S3_G8 = sgemm_tuned::TileConfig<128, 256, 16, 64, 64, 4, 3, 8, 1>;
 
 template <class Cfg>
@@ -28,25 +30,32 @@ std::string shape_text() {
          " block tile, " + std::to_string(Cfg::kThreads) + " threads, warp tile " + std::to_string(Cfg::kWarpM) +
          "x" + std::to_string(Cfg::kWarpN) + ", " + std::to_string(Cfg::kThreadM) + "x" +
          std::to_string(Cfg::kThreadN) + " per thread, " + std::to_string(Cfg::kStages) + " cp.async stages (" +
-         std::to_string(Cfg::kSharedBytes / 1024) + "." + std::to_string(Cfg::kSharedBytes % 1024 * 10 / 1024) +
-         " KiB)" +
+         std::to_string((Cfg::kSharedBytes * 10 + 512) / 1024 / 10) + "." +
+         std::to_string((Cfg::kSharedBytes * 10 + 512) / 1024 % 10) + " KiB)" +
          (Cfg::kGroupM > 1 ? ", blocks in bands of " + std::to_string(Cfg::kGroupM) + " tile-rows" : "");
-}
-
-template <class Cfg>
-tut::gemm::GemmVariant candidate(const std::string& name) {
-  return {name, shape_text<Cfg>(), sgemm_tuned::sgemm<Cfg>, "", true};
 }
 
 }  // namespace
 
+// A variant and the shared memory per block its kernel needs (the tests skip a candidate the GPU cannot
+// hold: sm_75 allows 64 KiB per block).
+struct TunedVariant {
+  tut::gemm::GemmVariant variant;
+  int shared_bytes;
+};
+
+template <class Cfg>
+TunedVariant candidate(const std::string& name) {
+  return {{name, shape_text<Cfg>(), sgemm_tuned::sgemm<Cfg>, "", /*on_demand=*/true}, Cfg::kSharedBytes};
+}
+
 // The stage: the configuration chosen by measurement (see README.md, "Variants measured").
 using StageConfig = Tile128x128x16_W32x64_S3;
 
-std::vector<tut::gemm::GemmVariant> tuned_variants() {
+std::vector<TunedVariant> tuned_candidates() {
   return {
-      {"sgemm-tuned", "the chosen configuration: " + shape_text<StageConfig>(), sgemm_tuned::sgemm<StageConfig>,
-       ""},
+      {{"sgemm-tuned", "the chosen configuration: " + shape_text<StageConfig>(), sgemm_tuned::sgemm<StageConfig>, ""},
+       StageConfig::kSharedBytes},
       candidate<Tile128x128x8_W32x64_S2>("tuned-128x128x8-w32x64-t8x8-s2"),
       candidate<Tile128x128x8_W32x64_S3>("tuned-128x128x8-w32x64-t8x8-s3"),
       candidate<Tile128x128x16_W32x64_S3>("tuned-128x128x16-w32x64-t8x8-s3"),
@@ -54,10 +63,18 @@ std::vector<tut::gemm::GemmVariant> tuned_variants() {
       candidate<Tile128x128x16_W64x32_S3>("tuned-128x128x16-w64x32-t8x8-s3"),
       candidate<Tile128x128x16_W32x64_S4>("tuned-128x128x16-w32x64-t8x8-s4"),
       candidate<Tile128x128x8_W64x64_S3>("tuned-128x128x8-w64x64-t16x8-s3"),
+      candidate<Tile128x128x16_W64x64_S3>("tuned-128x128x16-w64x64-t16x8-s3"),
       candidate<Tile128x256x8_W64x64_S3>("tuned-128x256x8-w64x64-t16x8-s3"),
       candidate<Tile256x128x8_W64x64_S3>("tuned-256x128x8-w64x64-t16x8-s3"),
+      candidate<Tile128x256x16_W64x64_S3>("tuned-128x256x16-w64x64-t16x8-s3"),
       candidate<Tile128x256x16_W64x64_S3_G8>("tuned-128x256x16-w64x64-t16x8-s3-g8"),
   };
+}
+
+std::vector<tut::gemm::GemmVariant> tuned_variants() {
+  std::vector<tut::gemm::GemmVariant> out;
+  for (auto& c : tuned_candidates()) out.push_back(std::move(c.variant));
+  return out;
 }
 
 tut::ChapterSpec chapter_spec() {
