@@ -1,0 +1,228 @@
+// The scaffolding around chapter 40's scan (not the lesson): the shards' buffers on their devices, seeded
+// input made on the GPUs, poisoning, and the two checks (an exact one on the GPUs at any size, and the CPU
+// reference where the host can hold the array). Used by main.cu and test.cu.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cuda_check.cuh"
+#include "device_random.cuh"
+#include "scan_multi_gpu.cuh"
+#include "verify.hpp"
+
+namespace scan_multi_gpu {
+
+// Device bytes one shard of `count` elements takes (in, out, workspace, the totals), and what the program
+// keeps free on top (NCCL's buffers, CUB's launch, the driver): 5% and 1 GiB.
+inline std::size_t shard_device_bytes(std::size_t count, int shards) {
+  return 2 * count * sizeof(std::int32_t) + shard_workspace_bytes(count) + 256 +
+         static_cast<std::size_t>(shards + 1) * sizeof(std::uint32_t);
+}
+inline bool fits_in(std::size_t needed, std::size_t free_bytes) {
+  return static_cast<double>(needed) + (1ull << 30) <= 0.95 * static_cast<double>(free_bytes);
+}
+
+namespace detail {
+
+// counters[0]: the i in [1, count) where out[i] - out[i - 1] != in[i] (wrapping); counters[1]: the smallest.
+__global__ void count_scan_step_errors_kernel(const std::uint32_t* __restrict__ in,
+                                              const std::uint32_t* __restrict__ out, std::size_t count,
+                                              unsigned long long* counters) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  unsigned long long bad = 0, first = ULLONG_MAX;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x + 1; i < count; i += stride)
+    if (out[i] - out[i - 1] != in[i]) {
+      ++bad;
+      first = first < i ? first : i;
+    }
+  for (int offset = 16; offset > 0; offset /= 2) {
+    bad += __shfl_down_sync(0xffffffffu, bad, offset);
+    const unsigned long long other = __shfl_down_sync(0xffffffffu, first, offset);
+    first = other < first ? other : first;
+  }
+  if ((threadIdx.x & 31) == 0 && bad != 0) {
+    atomicAdd(&counters[0], bad);
+    atomicMin(&counters[1], first);
+  }
+}
+
+}  // namespace detail
+
+// n elements in shards on `devices` (shard p on devices[p]; a device may repeat: logical shards on one GPU).
+class ShardSet {
+ public:
+  ShardSet(std::size_t n, const std::vector<int>& devices) : n_(n), shards_(devices.size()) {
+    const int count = static_cast<int>(devices.size());
+    try {
+      for (int p = 0; p < count; ++p) {
+        Shard& s = shards_[p];
+        s.device = devices[p];
+        s.count = shard_count(n, count, p);
+        TUT_CUDA_CHECK(cudaSetDevice(s.device));
+        TUT_CUDA_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
+        if (s.count > 0) {
+          std::int32_t* in = nullptr;
+          TUT_CUDA_CHECK(cudaMalloc(&in, s.count * sizeof(std::int32_t)));
+          s.in = in;
+          TUT_CUDA_CHECK(cudaMalloc(&s.out, s.count * sizeof(std::int32_t)));
+        }
+        s.workspace_bytes = shard_workspace_bytes(s.count);
+        TUT_CUDA_CHECK(cudaMalloc(&s.workspace, s.workspace_bytes + 1));  // + 1: never a null buffer
+        // total, then `count` received totals; zeroed once (the last shard never writes its total)
+        TUT_CUDA_CHECK(cudaMalloc(&s.total, (count + 1) * sizeof(std::uint32_t)));
+        TUT_CUDA_CHECK(cudaMemset(s.total, 0, (count + 1) * sizeof(std::uint32_t)));
+        s.totals = s.total + 1;
+        TUT_CUDA_CHECK(cudaMallocHost(&s.totals_host, count * sizeof(std::uint32_t)));
+      }
+    } catch (...) {
+      release();
+      throw;
+    }
+  }
+  ~ShardSet() { release(); }
+  ShardSet(const ShardSet&) = delete;
+  ShardSet& operator=(const ShardSet&) = delete;
+
+  const std::vector<Shard>& shards() const { return shards_; }
+  std::size_t n() const { return n_; }
+  std::size_t begin_of(int p) const { return shard_begin(n_, static_cast<int>(shards_.size()), p); }
+
+  // Element i of the whole array is element i of random_integers<int32_t>(n, seed).
+  void fill_random(std::uint64_t seed) {
+    for (std::size_t p = 0; p < shards_.size(); ++p) {
+      Shard& s = shards_[p];
+      TUT_CUDA_CHECK(cudaSetDevice(s.device));
+      tut::fill_random_integers_on_device(const_cast<std::int32_t*>(s.in), s.count, seed, begin_of(static_cast<int>(p)),
+                                          s.stream);
+    }
+    synchronize();
+  }
+  // Copies host[begin_of(p) ...] into each shard (tests with chosen values).
+  void upload(const std::vector<std::int32_t>& host) {
+    for (std::size_t p = 0; p < shards_.size(); ++p) {
+      Shard& s = shards_[p];
+      TUT_CUDA_CHECK(cudaSetDevice(s.device));
+      if (s.count)
+        TUT_CUDA_CHECK(cudaMemcpy(const_cast<std::int32_t*>(s.in), host.data() + begin_of(static_cast<int>(p)),
+                                  s.count * sizeof(std::int32_t), cudaMemcpyHostToDevice));
+    }
+  }
+  // Outputs, workspaces and received totals poisoned: a scan must not depend on any of them.
+  void poison() {
+    for (Shard& s : shards_) {
+      TUT_CUDA_CHECK(cudaSetDevice(s.device));
+      if (s.count) TUT_CUDA_CHECK(cudaMemsetAsync(s.out, tut::kPoisonByte, s.count * sizeof(std::int32_t), s.stream));
+      TUT_CUDA_CHECK(cudaMemsetAsync(s.workspace, tut::kPoisonByte, s.workspace_bytes, s.stream));
+      TUT_CUDA_CHECK(cudaMemsetAsync(s.totals, tut::kPoisonByte, shards_.size() * sizeof(std::uint32_t), s.stream));
+    }
+    synchronize();
+  }
+  void synchronize() const {
+    for (const Shard& s : shards_) {
+      TUT_CUDA_CHECK(cudaSetDevice(s.device));
+      TUT_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+    }
+  }
+  // The output of shard p (tests).
+  std::vector<std::int32_t> download(int p) const {
+    const Shard& s = shards_[p];
+    std::vector<std::int32_t> host(s.count);
+    TUT_CUDA_CHECK(cudaSetDevice(s.device));
+    if (s.count) TUT_CUDA_CHECK(cudaMemcpy(host.data(), s.out, s.count * sizeof(std::int32_t), cudaMemcpyDeviceToHost));
+    return host;
+  }
+
+  // The exact check on the GPUs, at any size: out is the inclusive scan of in if and only if out[0] = in[0]
+  // and out[i] - out[i - 1] = in[i] for every i > 0 (uint32 arithmetic). Each GPU checks the steps inside its
+  // shard; the host checks the steps across shard boundaries (the last output of the previous non-empty
+  // shard against the first of the next). A different method from the scan's: no sums, no carries.
+  tut::CheckResult check_on_devices() const {
+    tut::CheckResult r;
+    std::uint32_t previous_last = 0;  // out[-1] := 0, so that out[0] = in[0]
+    for (std::size_t p = 0; p < shards_.size(); ++p) {
+      const Shard& s = shards_[p];
+      if (s.count == 0) continue;
+      TUT_CUDA_CHECK(cudaSetDevice(s.device));
+      unsigned long long* counters = nullptr;
+      TUT_CUDA_CHECK(cudaMalloc(&counters, 2 * sizeof(unsigned long long)));
+      const unsigned long long init[2] = {0, ULLONG_MAX};
+      TUT_CUDA_CHECK(cudaMemcpy(counters, init, sizeof init, cudaMemcpyHostToDevice));
+      const std::size_t blocks = (s.count + 255) / 256;
+      detail::count_scan_step_errors_kernel<<<static_cast<unsigned>(blocks < 8192 ? blocks : 8192), 256, 0,
+                                               s.stream>>>(reinterpret_cast<const std::uint32_t*>(s.in),
+                                                           reinterpret_cast<const std::uint32_t*>(s.out), s.count,
+                                                           counters);
+      TUT_CHECK_LAUNCH();
+      TUT_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+      unsigned long long result[2];
+      TUT_CUDA_CHECK(cudaMemcpy(result, counters, sizeof result, cudaMemcpyDeviceToHost));
+      TUT_CUDA_CHECK(cudaFree(counters));
+      std::uint32_t first_in = 0, first_out = 0, last_out = 0;
+      TUT_CUDA_CHECK(cudaMemcpy(&first_in, s.in, sizeof first_in, cudaMemcpyDeviceToHost));
+      TUT_CUDA_CHECK(cudaMemcpy(&first_out, s.out, sizeof first_out, cudaMemcpyDeviceToHost));
+      TUT_CUDA_CHECK(cudaMemcpy(&last_out, s.out + s.count - 1, sizeof last_out, cudaMemcpyDeviceToHost));
+      const std::size_t begin = begin_of(static_cast<int>(p));
+      const bool boundary_bad = first_out - previous_last != first_in;
+      const std::size_t bad = static_cast<std::size_t>(result[0]) + (boundary_bad ? 1 : 0);
+      if (bad && r.ok) {
+        r.ok = false;
+        const std::size_t local = boundary_bad ? 0 : static_cast<std::size_t>(result[1]);
+        r.first_bad = begin + local;
+        std::uint32_t got = 0, before = previous_last, in_value = first_in;
+        TUT_CUDA_CHECK(cudaMemcpy(&got, s.out + local, sizeof got, cudaMemcpyDeviceToHost));
+        if (local > 0) {
+          TUT_CUDA_CHECK(cudaMemcpy(&before, s.out + local - 1, sizeof before, cudaMemcpyDeviceToHost));
+          TUT_CUDA_CHECK(cudaMemcpy(&in_value, s.in + local, sizeof in_value, cudaMemcpyDeviceToHost));
+        }
+        r.expected = tut::value_text(static_cast<std::int32_t>(before + in_value));  // the previous output + in
+        r.actual = tut::value_text(static_cast<std::int32_t>(got));
+        r.detail = "the output's step differs from the input (checked on the GPUs)";
+      }
+      r.bad_count += bad;
+      previous_last = last_out;
+    }
+    return r;
+  }
+
+  // Against a reference of all n elements on the host, shard by shard (one shard's output on the host at a time).
+  tut::CheckResult check_against(const std::vector<std::int32_t>& expected) const {
+    tut::CheckResult r;
+    if (expected.size() != n_) return tut::check_fail("reference of the wrong size");
+    for (std::size_t p = 0; p < shards_.size(); ++p) {
+      const std::size_t begin = begin_of(static_cast<int>(p));
+      const std::vector<std::int32_t> got = download(static_cast<int>(p));
+      tut::CheckResult part = tut::compare_exact(expected.data() + begin, got.data(), got.size());
+      if (!part.ok && r.ok) {
+        r = part;
+        r.first_bad += begin;
+      } else {
+        r.bad_count += part.bad_count;
+      }
+    }
+    return r;
+  }
+
+ private:
+  void release() {
+    for (Shard& s : shards_) {
+      cudaSetDevice(s.device);  // no checks: this runs in a destructor or while unwinding
+      if (s.in) cudaFree(const_cast<std::int32_t*>(s.in));
+      if (s.out) cudaFree(s.out);
+      if (s.workspace) cudaFree(s.workspace);
+      if (s.total) cudaFree(s.total);
+      if (s.totals_host) cudaFreeHost(s.totals_host);
+      if (s.stream) cudaStreamDestroy(s.stream);
+      s = Shard{};
+    }
+  }
+
+  std::size_t n_;
+  std::vector<Shard> shards_;
+};
+
+}  // namespace scan_multi_gpu

@@ -1,0 +1,238 @@
+// GPU tests for chapter 40. On one GPU: the scan at P = 1 (chapter 17's scan alone), the shard and carry logic
+// at P = 2, 3, 4 with the shards on one device and the collective replaced by DeviceGather (NCCL refuses two
+// ranks on one device), NCCL's all-gather with one rank, the program's command line. With two GPUs or more:
+// the NCCL path at P = 2 and at every visible GPU. Every result is compared with the CPU reference.
+#define TUT_CHAPTER_NO_MAIN
+#include "main.cu"
+
+#include <climits>
+#include <string>
+#include <vector>
+
+#include "gpu_test.cuh"
+
+namespace {
+
+namespace mg = scan_multi_gpu;
+
+constexpr std::uint64_t kTile = 15360;  // chapter 17's tile (192 threads x 80 int32)
+
+int visible_gpus() {
+  int count = 0;
+  TUT_CUDA_CHECK(cudaGetDeviceCount(&count));
+  return count;
+}
+
+// The sizes every P is tested at: the shared adversarial sizes, n < P and n = P (empty shards, shards of one
+// element), sizes around chapter 17's tile and its look-back window, n not divisible by P, and a few millions.
+std::vector<std::uint64_t> shard_test_sizes() {
+  std::vector<std::uint64_t> sizes = tut::testing::adversarial_sizes(
+      {3, 4, 5, 7, kTile - 1, kTile, kTile + 1, 2 * kTile + 1, 4 * kTile + 3, 33 * kTile * 3 + 1,
+       3 * (1u << 20) + 7, (1u << 24) + 5});
+  std::vector<std::uint64_t> capped;
+  for (std::uint64_t n : sizes)
+    if (n <= tut::testing::max_test_elements()) capped.push_back(n);
+  return capped;
+}
+
+std::vector<std::int32_t> cpu_scan(const std::vector<std::int32_t>& in) {
+  std::vector<std::int32_t> out(in.size());
+  tut::scan::cpu_inclusive_scan(in.data(), out.data(), in.size());
+  return out;
+}
+
+// One scan of `set` through `exchange` on poisoned outputs and workspaces, checked both ways.
+void scan_and_check(mg::ShardSet& set, mg::TotalsExchange& exchange, const std::vector<std::int32_t>& expected,
+                    const std::string& what) {
+  set.poison();
+  mg::inclusive_scan(set.shards(), exchange);
+  set.synchronize();
+  INFO(what);
+  const tut::CheckResult cpu = set.check_against(expected);
+  CHECK_MESSAGE(cpu.ok, "CPU reference: " << cpu.message());
+  const tut::CheckResult gpus = set.check_on_devices();
+  CHECK_MESSAGE(gpus.ok, "check on the GPUs: " << gpus.message());
+}
+
+// P shards of seeded random input (made on the GPU) on `devices`, at every test size.
+void check_random_sizes(const std::vector<int>& devices, mg::TotalsExchange& exchange) {
+  const int P = static_cast<int>(devices.size());
+  for (std::uint64_t n : shard_test_sizes()) {
+    const std::uint64_t seed = tut::testing::test_seed() + n + P;
+    mg::ShardSet set(n, devices);
+    set.fill_random(seed);
+    scan_and_check(set, exchange, cpu_scan(tut::random_integers<std::int32_t>(n, seed)),
+                   "P = " + std::to_string(P) + ", n = " + std::to_string(n));
+  }
+}
+
+std::vector<int> same_device(int P) { return std::vector<int>(P, 0); }
+
+int run_program(const std::vector<std::string>& args) {
+  std::vector<std::string> all = {"40-scan-multi-gpu"};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  return multi_gpu_program::run(static_cast<int>(all.size()), argv.data());
+}
+
+}  // namespace
+
+TEST_CASE("40: the split covers [0, n) in order, shard sizes differ by at most one, n < P leaves empty shards") {
+  for (int P : {1, 2, 3, 4, 8})
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{8},
+                          std::size_t{1025}, (std::size_t{3} << 33) + 1}) {
+      CAPTURE(P);
+      CAPTURE(n);
+      CHECK(mg::shard_begin(n, P, 0) == 0);
+      CHECK(mg::shard_begin(n, P, P) == n);
+      for (int p = 0; p < P; ++p) {
+        CHECK(mg::shard_begin(n, P, p) <= mg::shard_begin(n, P, p + 1));
+        CHECK(mg::shard_count(n, P, p) <= mg::shard_count(n, P, 0));
+        CHECK(mg::shard_count(n, P, 0) - mg::shard_count(n, P, p) <= 1);
+      }
+    }
+  CHECK(mg::shard_count(2, 4, 2) == 0);  // n < P: the last shards are empty
+  CHECK(mg::shard_count(4, 4, 3) == 1);  // n = P: shards of one element
+}
+
+TEST_CASE("40: the GPU's generator makes exactly tut::random_integers' values, for any part of the array") {
+  tut::require_supported_gpu();
+  const std::uint64_t seed = tut::testing::test_seed();
+  const std::vector<std::int32_t> host = tut::random_integers<std::int32_t>(3 * 1000003 + 5, seed);
+  for (std::size_t first : {std::size_t{0}, std::size_t{1}, std::size_t{1000003}})
+    for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{1025}, std::size_t{2 * 1000003}}) {
+      CAPTURE(first);
+      CAPTURE(count);
+      tut::DeviceBuffer<std::int32_t> d(count + 1);
+      tut::fill_random_integers_on_device(d.data(), count, seed, first);
+      TUT_CUDA_CHECK(cudaDeviceSynchronize());
+      std::vector<std::int32_t> got = d.download();
+      got.resize(count);
+      const std::vector<std::int32_t> want(host.begin() + first, host.begin() + first + count);
+      CHECK(tut::compare_exact(want, got).ok);
+    }
+}
+
+TEST_CASE("40: one shard (P = 1): chapter 17's scan alone matches the CPU reference") {
+  tut::require_supported_gpu();
+  mg::DeviceGather unused;
+  check_random_sizes(same_device(1), unused);
+}
+
+TEST_CASE("40: P = 2, 3, 4 shards on one GPU with the collective-free exchange match the CPU reference") {
+  tut::require_supported_gpu();
+  for (int P : {2, 3, 4}) {
+    mg::DeviceGather gather;
+    check_random_sizes(same_device(P), gather);
+  }
+}
+
+TEST_CASE("40: inputs whose sums wrap int32 at every step, across shard boundaries") {
+  tut::require_supported_gpu();
+  const std::size_t n = 3 * kTile + 5;
+  std::vector<std::vector<std::int32_t>> inputs = {std::vector<std::int32_t>(n, INT32_MAX),
+                                                   std::vector<std::int32_t>(n, INT32_MIN)};
+  std::vector<std::int32_t> alternating(n);
+  for (std::size_t i = 0; i < n; ++i) alternating[i] = i % 2 ? INT32_MIN : -1;
+  inputs.push_back(alternating);
+  for (int P : {1, 2, 3, 4}) {
+    mg::DeviceGather gather;
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      mg::ShardSet set(n, same_device(P));
+      set.upload(inputs[k]);
+      scan_and_check(set, gather, cpu_scan(inputs[k]), "wrapping input " + std::to_string(k) + ", P = " + std::to_string(P));
+    }
+  }
+}
+
+TEST_CASE("40: the check on the GPUs finds a wrong element inside a shard and at a shard boundary") {
+  tut::require_supported_gpu();
+  const std::size_t n = 2 * kTile + 1001;
+  mg::DeviceGather gather;
+  mg::ShardSet set(n, same_device(3));
+  set.fill_random(tut::testing::test_seed());
+  mg::inclusive_scan(set.shards(), gather);
+  set.synchronize();
+  REQUIRE(set.check_on_devices().ok);
+  const mg::Shard& s1 = set.shards()[1];
+  for (std::size_t local : {std::size_t{0}, std::size_t{17}, s1.count - 1}) {
+    CAPTURE(local);
+    std::int32_t value = 0;
+    TUT_CUDA_CHECK(cudaMemcpy(&value, s1.out + local, sizeof value, cudaMemcpyDeviceToHost));
+    const std::int32_t wrong = value ^ 0x100;
+    TUT_CUDA_CHECK(cudaMemcpy(s1.out + local, &wrong, sizeof wrong, cudaMemcpyHostToDevice));
+    const tut::CheckResult r = set.check_on_devices();
+    CHECK_FALSE(r.ok);
+    CHECK(r.first_bad == set.begin_of(1) + local);
+    TUT_CUDA_CHECK(cudaMemcpy(s1.out + local, &value, sizeof value, cudaMemcpyHostToDevice));
+  }
+  CHECK(set.check_on_devices().ok);
+}
+
+TEST_CASE("40: past 2^31 elements per shard (two shards on one GPU, 64-bit reduce and scan)") {
+  tut::require_supported_gpu();
+  const std::size_t n = 2 * (std::size_t{1} << 31) + 2051;  // shards of 2^31 + 1026 and 2^31 + 1025
+  if (n > tut::testing::max_test_elements()) {
+    MESSAGE("skipped under compute-sanitizer (size cap)");
+    return;
+  }
+  const std::size_t device_bytes = 2 * mg::shard_device_bytes(mg::shard_count(n, 2, 0), 2);
+  if (!tut::testing::memory_allows("40 at n = 2^32 + 2051 on one GPU", device_bytes, 12 * n)) return;
+  const std::uint64_t seed = tut::testing::test_seed() + 31;
+  mg::DeviceGather gather;
+  mg::ShardSet set(n, same_device(2));
+  set.fill_random(seed);
+  scan_and_check(set, gather, cpu_scan(tut::random_integers<std::int32_t>(n, seed)), "n = 2^32 + 2051, P = 2");
+}
+
+TEST_CASE("40: NCCL's all-gather with one rank returns the rank's own total") {
+  tut::require_supported_gpu();
+  mg::NcclCommunicators comms({0});
+  mg::NcclAllGather allgather(comms);
+  mg::ShardSet set(5, {0});
+  const std::uint32_t value = 0xdeadbeefu;
+  TUT_CUDA_CHECK(cudaMemcpy(set.shards()[0].total, &value, sizeof value, cudaMemcpyHostToDevice));
+  allgather.enqueue(set.shards());
+  mg::enqueue_totals_download(set.shards());
+  set.synchronize();
+  CHECK(set.shards()[0].totals_host[0] == value);
+  CHECK(std::string(std::getenv("NCCL_NVLS_ENABLE") ? std::getenv("NCCL_NVLS_ENABLE") : "") != "");
+}
+
+TEST_CASE("40: with two GPUs or more, the NCCL path at P = 2 and at every visible GPU") {
+  tut::require_supported_gpu();
+  const int gpus = visible_gpus();
+  if (gpus < 2) {
+    MESSAGE("skipped: one GPU visible (the NCCL path at P > 1 needs two)");
+    return;
+  }
+  for (int P : {2, gpus}) {
+    std::vector<int> devices = multi_gpu_program::first_devices(P);
+    mg::NcclCommunicators comms(devices);
+    mg::NcclAllGather allgather(comms);
+    check_random_sizes(devices, allgather);
+    if (P == gpus) break;
+  }
+}
+
+TEST_CASE("40: the program runs and checks itself; bad input exits 2") {
+  tut::require_supported_gpu();
+  const int gpus = visible_gpus();
+  const std::vector<std::string> quick = {"--reps", "2", "--warmup", "1", "--budget-ms", "10"};
+  const auto with = [&](std::vector<std::string> args) {
+    args.insert(args.end(), quick.begin(), quick.end());
+    return args;
+  };
+  CHECK(run_program(with({"--gpus", "1", "--size", "1025"})) == 0);
+  CHECK(run_program(with({"--size", std::to_string(3 * kTile + 7), "--format", "json"})) == 0);
+  CHECK(run_program(with({"--size", "1000", "--weak", "1"})) == 0);
+  CHECK(run_program(with({"--size", "0"})) == 0);
+  CHECK(run_program({"--gpus", std::to_string(gpus + 1)}) == 2);       // more GPUs than visible
+  CHECK(run_program({"--gpus", "1", "--size", "2^40"}) == 2);          // 8 TiB: fits in no GPU
+  CHECK(run_program({"--size", "2^38", "--weak", "1"}) == 2);          // past all GPUs together
+  CHECK(run_program({"--variant", "no-such-variant"}) == 2);
+  CHECK(run_program({"--gpus", "-1"}) == 2);
+  CHECK(run_program({"--weak", "2"}) == 2);
+}
