@@ -13,7 +13,7 @@
 
 namespace fft_shared_memory {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = 256;  // the stage's block; the global fallback's too
 // Longest signal done in shared memory: 4096 float2 = 32 KiB, within the 48 KiB of static shared memory every
 // GPU gives a block without opting in, and small enough that several blocks share an SM.
 constexpr int kMaxSharedLog2n = 12;
@@ -35,26 +35,29 @@ __device__ __forceinline__ float2 complex_mul(float2 a, float2 b) {
 
 // ---- N <= 4096: the whole signal in shared memory ---------------------------------------------------------
 
-// The block's shape for signals of 2^kLog2n: kThreads threads do N/2 butterflies per signal per pass. A signal
-// with fewer butterflies than threads (N < 512) shares the block with others, so that short signals still get
-// full blocks; a longer one gives each thread several butterflies.
-template <int kLog2n>
+// The block's shape for signals of 2^kLog2n and blocks of kBlock threads (256 for the stage): kBlock threads do
+// the N/2 butterflies of each signal per pass. A signal with fewer butterflies than threads (N < 2 kBlock) shares
+// the block with others, so that short signals still get full blocks; a longer one gives each thread several
+// butterflies.
+template <int kLog2n, int kBlock>
 struct SharedShape {
   static constexpr int kN = 1 << kLog2n;
-  static constexpr int kSignalsPerBlock = kN / 2 >= kThreads ? 1 : 2 * kThreads / kN;
-  static constexpr int kButterfliesPerThread = kN / 2 >= kThreads ? kN / 2 / kThreads : 1;
+  static constexpr int kSignalsPerBlock = kN / 2 >= kBlock ? 1 : 2 * kBlock / kN;
+  static constexpr int kButterfliesPerThread = kN / 2 >= kBlock ? kN / 2 / kBlock : 1;
   static constexpr int kElements = kSignalsPerBlock * kN;
-  static_assert(kSignalsPerBlock * kN / 2 == kThreads * kButterfliesPerThread, "every butterfly has one thread");
+  static_assert((kBlock & (kBlock - 1)) == 0 && kBlock <= 1024, "blocks of a power of two threads, at most 1024");
+  static_assert(kSignalsPerBlock * kN / 2 == kBlock * kButterfliesPerThread, "every butterfly has one thread");
+  static_assert(kElements * 8 <= 48 * 1024, "the block's signals must fit in 48 KiB of shared memory");
 };
 
 // All log2 N passes of one block's signals in shared memory. The pass body is stage 31's butterfly, with
 // `data` in shared memory in place of the global ping-pong: each thread first reads all of its butterflies'
 // inputs into registers, a barrier makes sure every thread has read before anyone overwrites, then each
 // thread writes its results in place, and a second barrier makes them visible to the next pass.
-template <int kLog2n>
-__global__ void __launch_bounds__(kThreads) stockham_shared(const float2* __restrict__ in, float2* __restrict__ out,
-                                                            long long batch) {
-  using Shape = SharedShape<kLog2n>;
+template <int kLog2n, int kBlock>
+__global__ void __launch_bounds__(kBlock) stockham_shared(const float2* __restrict__ in, float2* __restrict__ out,
+                                                          long long batch) {
+  using Shape = SharedShape<kLog2n, kBlock>;
   constexpr int kN = Shape::kN, kHalf = kN / 2;
   __shared__ float2 data[Shape::kElements];
 
@@ -66,7 +69,7 @@ __global__ void __launch_bounds__(kThreads) stockham_shared(const float2* __rest
   float2* dst = out + first_signal * kN;
 
   // One coalesced read of the block's signals, which lie next to each other in global memory.
-  for (int i = threadIdx.x; i < valid; i += kThreads) data[i] = src[i];
+  for (int i = threadIdx.x; i < valid; i += kBlock) data[i] = src[i];
   __syncthreads();
 
 #pragma unroll 1
@@ -76,7 +79,7 @@ __global__ void __launch_bounds__(kThreads) stockham_shared(const float2* __rest
     float2 sum[Shape::kButterfliesPerThread], diff[Shape::kButterfliesPerThread];
 #pragma unroll
     for (int q = 0; q < Shape::kButterfliesPerThread; ++q) {
-      const int t = threadIdx.x + q * kThreads;  // the block's butterfly
+      const int t = threadIdx.x + q * kBlock;  // the block's butterfly
       const int signal = t >> (kLog2n - 1);
       const unsigned j = t & (kHalf - 1);
       if (signal < signals) {
@@ -90,7 +93,7 @@ __global__ void __launch_bounds__(kThreads) stockham_shared(const float2* __rest
     __syncthreads();  // every input of this pass has been read
 #pragma unroll
     for (int q = 0; q < Shape::kButterfliesPerThread; ++q) {
-      const int t = threadIdx.x + q * kThreads;
+      const int t = threadIdx.x + q * kBlock;
       const int signal = t >> (kLog2n - 1);
       const unsigned j = t & (kHalf - 1);
       if (signal < signals) {
@@ -104,14 +107,14 @@ __global__ void __launch_bounds__(kThreads) stockham_shared(const float2* __rest
   }
 
   // One coalesced write.
-  for (int i = threadIdx.x; i < valid; i += kThreads) dst[i] = data[i];
+  for (int i = threadIdx.x; i < valid; i += kBlock) dst[i] = data[i];
 }
 
-template <int kLog2n>
+template <int kLog2n, int kBlock>
 void launch_shared(const float2* in, float2* out, long long batch, cudaStream_t stream) {
-  constexpr int kPerBlock = SharedShape<kLog2n>::kSignalsPerBlock;
+  constexpr int kPerBlock = SharedShape<kLog2n, kBlock>::kSignalsPerBlock;
   const unsigned blocks = static_cast<unsigned>((batch + kPerBlock - 1) / kPerBlock);
-  stockham_shared<kLog2n><<<blocks, kThreads, 0, stream>>>(in, out, batch);
+  stockham_shared<kLog2n, kBlock><<<blocks, kBlock, 0, stream>>>(in, out, batch);
   TUT_CHECK_LAUNCH();
 }
 
@@ -153,22 +156,32 @@ inline void forward_global(const float2* in, float2* out, int log2n, long long b
   }
 }
 
-inline void forward(const float2* in, float2* out, int log2n, long long batch, void* workspace,
-                    cudaStream_t stream) {
+// Blocks of kBlockThreads threads, or (kOneSignalPerBlock) of min(kBlockThreads, N/2): one block per signal,
+// literally, even when that leaves a block of 4 threads for N = 8 (an on-demand variant that shows why short
+// signals share a block).
+template <int kLog2n, int kBlockThreads, bool kOneSignalPerBlock>
+constexpr int block_threads() {
+  return kOneSignalPerBlock && (1 << (kLog2n - 1)) < kBlockThreads ? (1 << (kLog2n - 1)) : kBlockThreads;
+}
+
+template <int kBlockThreads, bool kOneSignalPerBlock = false>
+void forward_with(const float2* in, float2* out, int log2n, long long batch, void* workspace, cudaStream_t stream) {
   if (batch == 0) return;
   switch (log2n) {
-    case 3: return launch_shared<3>(in, out, batch, stream);
-    case 4: return launch_shared<4>(in, out, batch, stream);
-    case 5: return launch_shared<5>(in, out, batch, stream);
-    case 6: return launch_shared<6>(in, out, batch, stream);
-    case 7: return launch_shared<7>(in, out, batch, stream);
-    case 8: return launch_shared<8>(in, out, batch, stream);
-    case 9: return launch_shared<9>(in, out, batch, stream);
-    case 10: return launch_shared<10>(in, out, batch, stream);
-    case 11: return launch_shared<11>(in, out, batch, stream);
-    case 12: return launch_shared<12>(in, out, batch, stream);
+#define TUT_FFT_SHARED_CASE(L) \
+    case L: return launch_shared<L, block_threads<L, kBlockThreads, kOneSignalPerBlock>()>(in, out, batch, stream);
+    TUT_FFT_SHARED_CASE(3) TUT_FFT_SHARED_CASE(4) TUT_FFT_SHARED_CASE(5) TUT_FFT_SHARED_CASE(6)
+    TUT_FFT_SHARED_CASE(7) TUT_FFT_SHARED_CASE(8) TUT_FFT_SHARED_CASE(9) TUT_FFT_SHARED_CASE(10)
+    TUT_FFT_SHARED_CASE(11) TUT_FFT_SHARED_CASE(12)
+#undef TUT_FFT_SHARED_CASE
     default: return forward_global(in, out, log2n, batch, workspace, stream);
   }
+}
+
+// The stage: 256 threads per block.
+inline void forward(const float2* in, float2* out, int log2n, long long batch, void* workspace,
+                    cudaStream_t stream) {
+  forward_with<kThreads>(in, out, log2n, batch, workspace, stream);
 }
 
 }  // namespace fft_shared_memory

@@ -13,7 +13,26 @@ std::vector<tut::fft::FftVariant> shared_memory_variants() {
                       "one launch per pass";
   stage.workspace_bytes = fft_shared_memory::workspace_bytes;
   stage.launch = fft_shared_memory::forward;
-  return {stage};
+
+  // Configurations measured to choose the stage's block (on demand: --variant NAME or all). For N > 4096 they
+  // all run the same fallback as the stage.
+  tut::fft::FftVariant t128 = stage;
+  t128.name = "shared-128-threads";
+  t128.description = "the stage with 128-thread blocks (twice the butterflies per thread, twice the signals per "
+                     "block below N = 256)";
+  t128.launch = fft_shared_memory::forward_with<128>;
+  t128.on_demand = true;
+  tut::fft::FftVariant t512 = stage;
+  t512.name = "shared-512-threads";
+  t512.description = "the stage with 512-thread blocks (half the butterflies per thread)";
+  t512.launch = fft_shared_memory::forward_with<512>;
+  t512.on_demand = true;
+  tut::fft::FftVariant one = stage;
+  one.name = "one-signal-per-block";
+  one.description = "one signal per block, literally: min(256, N/2) threads, so N = 8 runs blocks of 4 threads";
+  one.launch = fft_shared_memory::forward_with<256, true>;
+  one.on_demand = true;
+  return {stage, t128, t512, one};
 }
 
 tut::ChapterSpec chapter_spec() {

@@ -111,15 +111,32 @@ std::vector<long long> test_batches(int log2n) {
   return b;
 }
 
-void check_random(const FftVariant& v, int log2n, long long batch) {
+namespace {
+
+// Seeded random signals, their CPU double transform and cuFFT's worst error on them: made once per length and
+// batch, shared by every variant checked there.
+struct RandomCase {
+  std::vector<float2> input;
+  std::vector<std::complex<double>> want;
+  double cufft_worst = 0.0;
+};
+
+RandomCase random_case(int log2n, long long batch) {
   const std::size_t n = std::size_t{1} << log2n;
-  const std::vector<float2> input =
-      random_signals(n * static_cast<std::size_t>(batch), tut::testing::test_seed() + 977 * log2n + batch);
-  std::vector<std::complex<double>> want(input.size());
-  const std::vector<std::complex<double>> wide = widen(input);
-  cpu_fft_batch(wide.data(), want.data(), log2n, static_cast<std::size_t>(batch));
-  const double cufft = cufft_worst_error(log2n, batch, input, want);
-  check_signals(v, log2n, batch, want, run_poisoned(v, log2n, batch, input), cufft, "random signals");
+  RandomCase c;
+  c.input = random_signals(n * static_cast<std::size_t>(batch), tut::testing::test_seed() + 977 * log2n + batch);
+  c.want.resize(c.input.size());
+  const std::vector<std::complex<double>> wide = widen(c.input);
+  cpu_fft_batch(wide.data(), c.want.data(), log2n, static_cast<std::size_t>(batch));
+  c.cufft_worst = cufft_worst_error(log2n, batch, c.input, c.want);
+  return c;
+}
+
+}  // namespace
+
+void check_random(const FftVariant& v, int log2n, long long batch) {
+  const RandomCase c = random_case(log2n, batch);
+  check_signals(v, log2n, batch, c.want, run_poisoned(v, log2n, batch, c.input), c.cufft_worst, "random signals");
 }
 
 void check_known_transforms(const FftVariant& v, int log2n) {
@@ -154,9 +171,20 @@ void check_known_transforms(const FftVariant& v, int log2n) {
 
 void check_variants(const std::vector<FftVariant>& variants) {
   require_supported_gpu();
-  for (const auto& v : variants)
-    for (int log2n : test_log2_lengths(v))
-      for (long long batch : test_batches(log2n)) check_random(v, log2n, batch);
+  for (int log2n = kMinLog2n; log2n <= kMaxLog2n; ++log2n) {
+    std::vector<const FftVariant*> here;  // the variants tested at this length
+    for (const auto& v : variants) {
+      const std::vector<int> l = test_log2_lengths(v);
+      if (std::find(l.begin(), l.end(), log2n) != l.end()) here.push_back(&v);
+    }
+    if (here.empty()) continue;
+    for (long long batch : test_batches(log2n)) {
+      const RandomCase c = random_case(log2n, batch);
+      for (const FftVariant* v : here)
+        check_signals(*v, log2n, batch, c.want, run_poisoned(*v, log2n, batch, c.input), c.cufft_worst,
+                      "random signals");
+    }
+  }
   if (tut::testing::under_sanitizer())
     MESSAGE("under compute-sanitizer: lengths up to 2^" << kMaxLog2nSanitized << ", at most "
                                                         << kMaxElementsSanitized << " elements, no cuFFT");
