@@ -1,7 +1,7 @@
 // Chapter 22: the article's register-blocked SGEMM (seed 002 §2) against cuBLAS; its three design claims
 // (Csub width, float2 loads of B, Asub depth) as on-demand variants that change one thing each, and
 // chapter 21's stage on demand.
-#include <iomanip>
+#include <cstdio>
 #include <ostream>
 #include <vector>
 
@@ -36,16 +36,19 @@ std::vector<tut::gemm::GemmVariant> register_blocking_variants() {
 
 // After the error table: the article's share of its bound next to ours of the FP32 peak.
 void print_article_comparison(std::ostream& os, const tut::DeviceInfo& d, const std::vector<tut::Result>& rows) {
-  os << std::fixed << std::setprecision(1) << "\nThe article (seed 002 §2, GeForce GTX 285, 8192 x 8192): "
-     << kArticleGflops << " GFLOP/s = " << 100.0 * kArticleGflops / kArticleSharedMadBound << "% of the "
-     << kArticleSharedMadBound << " GFLOP/s it gives as the bound for MADs with a shared-memory operand.\n";
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "\nThe article (seed 002 §2, GeForce GTX 285, 8192 x 8192): %.0f GFLOP/s = %.1f%% of the %.0f GFLOP/s "
+                "it gives as the bound for MADs with a shared-memory operand.\n",
+                kArticleGflops, 100.0 * kArticleGflops / kArticleSharedMadBound, kArticleSharedMadBound);
+  os << line;
   for (const auto& r : rows)
-    if (r.variant == "sgemm-register-blocking" && r.gflops > 0)
-      os << "This run (" << d.name << ", M = N = K as above): " << r.gflops << " GFLOP/s = " << r.pct_peak_fp32
-         << "% of the FP32 peak (" << std::setprecision(0) << d.peak_fp32_gflops << " GFLOP/s)"
-         << std::setprecision(2) << (r.speed_vs_ref > 0 ? ", " : "")
-         << (r.speed_vs_ref > 0 ? std::to_string(r.speed_vs_ref).substr(0, 4) + "x cuBLAS" : "") << ".\n";
-  os.unsetf(std::ios::floatfield);
+    if (r.variant == "sgemm-register-blocking" && r.gflops > 0) {
+      std::snprintf(line, sizeof line,
+                    "This run (%s, sizes above): %.0f GFLOP/s = %.1f%% of the FP32 peak (%.0f GFLOP/s), %.2fx cuBLAS.\n",
+                    d.name.c_str(), r.gflops, r.pct_peak_fp32, d.peak_fp32_gflops, r.speed_vs_ref);
+      os << line;
+    }
 }
 
 tut::ChapterSpec chapter_spec() {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <cstring>
 #include <iomanip>
 #include <map>
@@ -228,11 +229,11 @@ class GemmWorkload final : public Workload {
 // After the table: the shape, alpha and beta, the peak used for "% FP32 peak", and each variant's errors.
 void print_summary(std::ostream& os, const DeviceInfo& info, const RunRecord& rec) {
   const GemmDims& d = rec.dims;
+  char peak[32];
+  std::snprintf(peak, sizeof peak, "%.0f", info.peak_fp32_gflops);
   os << "\nC = alpha A B + beta C, row-major, M = " << d.m << ", N = " << d.n << ", K = " << d.k
      << ", alpha = " << rec.alpha << ", beta = " << rec.beta
-     << "; GFLOP/s counts 2 M N K flops; % FP32 peak is of " << std::fixed << std::setprecision(0)
-     << info.peak_fp32_gflops << " GFLOP/s (see the banner).\n";
-  os.unsetf(std::ios::floatfield);
+     << "; GFLOP/s counts 2 M N K flops; % FP32 peak is of " << peak << " GFLOP/s (see the banner).\n";
   if (rec.rows.empty()) return;
   const double tol = gemm_tolerance(d.k);
   os << "Errors: relative Frobenius error ||C - R|| / ||R|| (tolerance 8 eps sqrt(K) = " << error_text(tol)
