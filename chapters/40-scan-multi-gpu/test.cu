@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "device_buffer.cuh"
 #include "gpu_test.cuh"
 
 namespace {
