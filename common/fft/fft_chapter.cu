@@ -1,12 +1,13 @@
 #include <cufft.h>
 
 #include <algorithm>
+#include <cmath>
 #include <complex>
 #include <cstring>
 #include <iomanip>
-#include <map>
 #include <memory>
 #include <sstream>
+#include <utility>
 
 #include "cuda_check.cuh"
 #include "device_buffer.cuh"
