@@ -32,14 +32,14 @@ TEST_CASE("every variant matches the CPU reference at adversarial sizes below 2^
 
 TEST_CASE("the stage and the tuned scan at 2^28, 2^30 + 1025 and 2^31 + 1025 (64-bit indexing)") {
   tut::testing::check_all_variants(
-      tut::testing::only_variants(chapter_spec(), {"scan-two-pass", "scan-two-pass-tuned", "cub"}), sizes_where(true));
+      tut::testing::only_variants(chapter_spec(), {"scan-two-pass", "scan-two-pass-tuned"}), sizes_where(true));
 }
 
 TEST_CASE("14: the tuned scan at its tile and part boundaries") {
   // 8192-element tiles: one tile +- 1, and sizes whose last part is one tile or a ragged one.
   constexpr std::uint64_t kTile = 8192;
   tut::testing::check_all_variants(
-      tut::testing::only_variants(chapter_spec(), {"scan-two-pass-tuned", "cub"}),
+      tut::testing::only_variants(chapter_spec(), {"scan-two-pass-tuned"}),
       {kTile - 1, kTile, kTile + 1, 2 * kTile + 5, 1000 * kTile + 1, 1000 * kTile + kTile / 2, 5000 * kTile + 3});
 }
 

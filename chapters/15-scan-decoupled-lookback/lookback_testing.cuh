@@ -1,4 +1,4 @@
-// GPU test helpers for the look-back scans (chapters 15 and 16), beyond TUT_SCAN_CHAPTER_TESTS:
+// GPU test helpers for the look-back scans (chapters 15, 16 and 17), beyond TUT_SCAN_CHAPTER_TESTS:
 // a single-pass scan keeps state in its workspace (the tile counter and status words), so it is also
 // tested run after run on the same workspace, and on buffers that are not 16-byte aligned.
 #pragma once

@@ -24,8 +24,8 @@ std::vector<std::uint64_t> sizes_where(bool large) {
   return chosen;
 }
 
-const std::vector<std::string> kOneShapePerTileOrder = {"scan-decoupled-lookback-tuned", "lookback-t256-i16-blockidx",
-                                                        "cub"};
+// (CUB is left out: chapters 05-13 and 15 check it past 2^31 already.)
+const std::vector<std::string> kOneShapePerTileOrder = {"scan-decoupled-lookback-tuned", "lookback-t256-i16-blockidx"};
 
 // Every variant's tile (threads x items), to test the sizes around it for the variants that have it.
 struct TileOf {
@@ -64,10 +64,8 @@ TEST_CASE("16: sizes at the tile boundaries of every shape") {
   std::size_t covered = 0;
   for (const TileOf& t : kTiles) {
     CAPTURE(t.tile);
-    std::vector<std::string> names = t.variants;
-    names.push_back("cub");
     covered += t.variants.size();
-    tut::testing::check_all_variants(tut::testing::only_variants(chapter_spec(), names),
+    tut::testing::check_all_variants(tut::testing::only_variants(chapter_spec(), t.variants),
                                      lookback_testing::tile_boundary_sizes(t.tile));
   }
   CHECK(covered == lookback_variants().size());  // every variant's tile is in the list

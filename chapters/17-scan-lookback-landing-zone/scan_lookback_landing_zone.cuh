@@ -38,8 +38,8 @@ enum class TileOrder {
 
 // One configuration. Each thread owns StagedItems int32 in shared memory and RegisterItems in registers
 // (the tile is BlockThreads * (StagedItems + RegisterItems)); MinBlocksPerSM > 0 asks the compiler to fit that
-// many blocks per SM in registers (__launch_bounds__). The look-back sleeps FirstSleepNs, doubling up to
-// MaxSleepNs, while a predecessor is not ready.
+// many blocks per SM in registers (__launch_bounds__). The look-back sleeps FirstSleepNs, then twice as long
+// each time, up to MaxSleepNs, while a predecessor is not ready (MaxSleepNs = 0: spin without sleeping).
 template <int BlockThreads, int StagedItems, int RegisterItems, int MinBlocksPerSM,
           TileOrder Order = TileOrder::kAtomicCounter, int FirstSleepNs = 64, int MaxSleepNs = 512>
 struct Tuning {
@@ -62,7 +62,7 @@ struct Tuning {
   static_assert(StagedItems > 0 && StagedItems % kVectorItems == 0 && RegisterItems % kVectorItems == 0,
                 "whole int4 vectors in shared memory (at least one) and in registers");
   static_assert(kStagedBytes <= 64 * 1024, "a tile that leaves room for more than one block per SM");
-  static_assert(FirstSleepNs > 0 && FirstSleepNs <= MaxSleepNs, "a sensible backoff");
+  static_assert(MaxSleepNs == 0 || (FirstSleepNs > 0 && FirstSleepNs <= MaxSleepNs), "a sensible backoff");
 };
 
 // The stage's configuration: 192 threads x (48 int32 in shared memory + 32 in registers) = 15,360-element
@@ -87,7 +87,11 @@ __device__ __forceinline__ std::uint32_t status_value(StatusWord word) {
   return static_cast<std::uint32_t>(word);
 }
 
-// Relaxed device-scope atomics (chapter 16): flag and value arrive together in one 64-bit access.
+// Relaxed device-scope atomics (ld.relaxed.gpu / st.relaxed.gpu, served by L2): enough here, because a
+// reader needs nothing but the word itself: flag and value arrive together in one single-copy-atomic
+// 64-bit access, and per-location coherence keeps a word from ever going back from P to A or X.
+// Chapter 15's release/acquire makes every publication wait for the thread's earlier writes, and orders
+// nothing this scan reads.
 using StatusRef = cuda::atomic_ref<StatusWord, cuda::thread_scope_device>;
 
 __device__ __forceinline__ void publish_status(StatusWord* status, std::int64_t tile, std::uint32_t flag,
@@ -189,8 +193,12 @@ __device__ __forceinline__ std::uint32_t look_back(StatusWord* status, std::int6
     StatusWord word = predecessor >= 0 ? read_status(status, predecessor) : make_status(kInclusive, 0);
     unsigned sleep_ns = T::kFirstSleepNs;
     while (__any_sync(kFullMask, status_flag(word) == kInvalid)) {
-      __nanosleep(sleep_ns);  // a waiting block leaves L2 to the tiles that are still loading
-      sleep_ns = sleep_ns * 2 < static_cast<unsigned>(T::kMaxSleepNs) ? sleep_ns * 2 : T::kMaxSleepNs;
+      // Backing off leaves L2 to the tiles that are still loading, instead of 32 reads per spin per
+      // waiting block; the doubling bounds the number of reads while keeping the first retries quick.
+      if constexpr (T::kMaxSleepNs > 0) {
+        __nanosleep(sleep_ns);
+        sleep_ns = sleep_ns * 2 < static_cast<unsigned>(T::kMaxSleepNs) ? sleep_ns * 2 : T::kMaxSleepNs;
+      }
       if (predecessor >= 0) word = read_status(status, predecessor);
     }
     const unsigned inclusive_lanes = __ballot_sync(kFullMask, status_flag(word) == kInclusive);
@@ -201,6 +209,7 @@ __device__ __forceinline__ std::uint32_t look_back(StatusWord* status, std::int6
 }
 
 // ---- One tile's block-wide steps ----------------------------------------------------------------------------
+// Block-wide shared memory of those steps.
 template <class T>
 struct TileScanShared {
   std::uint32_t warp_aggregates[T::kWarps];
