@@ -4,9 +4,10 @@
 //   N = 8, 16      one thread computes one signal in registers (256 threads per block)
 //                  fft_per_thread_kernel            natural layout, transposed through shared memory
 //                  fft_per_thread_prearranged_kernel the article's pre-arranged layout (see below)
-//   N = 32..4096   a block computes one signal: 16 elements per thread, radix-16 passes in registers
-//                  (the last one of radix N / 16^k), values exchanged through shared memory between passes
-//                  fft_block_kernel<N, kHalfExchange>   (N = 2048: 128 threads, radix 16 x 16 x 8)
+//   N = 32..4096   N / 16 threads compute one signal: 16 elements per thread, radix-16 passes in registers
+//                  (the last one of radix N / 16^k), values exchanged through shared memory between passes;
+//                  a block holds 2048 / N signals (at least one): fft_block_kernel<N, kHalfExchange>
+//                  (N = 2048: one signal, 128 threads, radix 16 x 16 x 8)
 //   N >= 8192      four-step FFT, N = N1 x N2, two kernels through a global-memory workspace:
 //                  fft_columns_kernel  FFTs of length N1 down the columns, times the twiddles W_N^(j2 k1)
 //                  fft_rows_kernel     FFTs of length N2 along the rows, written transposed
@@ -172,7 +173,7 @@ __global__ void __launch_bounds__(kPerThreadBlock) fft_per_thread_prearranged_ke
   }
 }
 
-// ---- Regime 2: N = 32..4096, one block per signal, exchanges through shared memory ------------------------
+// ---- Regime 2: N = 32..4096, N / 16 threads per signal, exchanges through shared memory --------------------
 constexpr int kPerThread = 16;  // complex values each thread holds in registers (the article's 16)
 
 // The passes for N: radix 16 while 16 divides what is left, then one pass of the remaining radix (2, 4 or
@@ -283,20 +284,37 @@ __device__ __forceinline__ void block_fft(float2 (&v)[kPerThread], float2* buf, 
   }
 }
 
-// One signal per block, T = N / 16 threads: straight from global memory into registers and back.
+// Several signals per block, as in chapter 32: S = max(1, 128 / T) signals of T = N / 16 threads each, so that
+// a block has 128 threads (the article's block for N = 2048) or more (N = 4096: 256). Thread s T + t is thread
+// t of the block's signal s. A last block with fewer signals still runs every thread through the barriers;
+// the missing signals neither load nor store.
+constexpr int kBlockThreads = 128;
+
+template <int N>
+struct BlockShape {
+  static constexpr int kSignals = BlockPlan<N>::kThreads >= kBlockThreads ? 1 : kBlockThreads / BlockPlan<N>::kThreads;
+  static constexpr int kThreads = kSignals * BlockPlan<N>::kThreads;
+};
+
 template <int N, bool kHalfExchange>
-__global__ void __launch_bounds__(BlockPlan<N>::kThreads) fft_block_kernel(const float2* __restrict__ in,
-                                                                          float2* __restrict__ out) {
-  __shared__ float2 buf[kHalfExchange ? N / 2 : N];
-  const float2* src = in + static_cast<long long>(blockIdx.x) * N;
-  float2* dst = out + static_cast<long long>(blockIdx.x) * N;
-  const int t = threadIdx.x;
+__global__ void __launch_bounds__(BlockShape<N>::kThreads) fft_block_kernel(const float2* __restrict__ in,
+                                                                           float2* __restrict__ out,
+                                                                           long long batch) {
+  constexpr int T = BlockPlan<N>::kThreads, kBuffer = kHalfExchange ? N / 2 : N;
+  __shared__ float2 buf[BlockShape<N>::kSignals * kBuffer];
+  const int s = threadIdx.x / T, t = threadIdx.x % T;
+  const long long signal = static_cast<long long>(blockIdx.x) * BlockShape<N>::kSignals + s;
+  const bool active = signal < batch;
+  const float2* src = in + signal * N;
+  float2* dst = out + signal * N;
   float2 v[kPerThread];
 #pragma unroll
-  for (int i = 0; i < kPerThread; ++i) v[i] = src[input_element<N>(t, i)];
-  block_fft<N, kHalfExchange>(v, buf, t);
+  for (int i = 0; i < kPerThread; ++i) v[i] = active ? src[input_element<N>(t, i)] : make_float2(0.f, 0.f);
+  block_fft<N, kHalfExchange>(v, buf + s * kBuffer, t);
+  if (active) {
 #pragma unroll
-  for (int i = 0; i < kPerThread; ++i) dst[output_element<N>(t, i)] = v[i];
+    for (int i = 0; i < kPerThread; ++i) dst[output_element<N>(t, i)] = v[i];
+  }
 }
 
 // ---- Regime 3: N >= 8192, four-step FFT through global memory -------------------------------------------
@@ -385,12 +403,13 @@ inline std::size_t workspace_bytes(int log2n, long long batch) {
 
 template <int N, bool kHalf>
 void launch_block(const float2* in, float2* out, long long batch, cudaStream_t stream) {
-  fft_block_kernel<N, kHalf><<<static_cast<unsigned>(batch), BlockPlan<N>::kThreads, 0, stream>>>(in, out);
+  const long long blocks = (batch + BlockShape<N>::kSignals - 1) / BlockShape<N>::kSignals;
+  fft_block_kernel<N, kHalf><<<static_cast<unsigned>(blocks), BlockShape<N>::kThreads, 0, stream>>>(in, out, batch);
   TUT_CHECK_LAUNCH();
 }
 
 template <bool kHalf>
-void launch_one_block_per_signal(const float2* in, float2* out, int log2n, long long batch, cudaStream_t stream) {
+void launch_signals_per_block(const float2* in, float2* out, int log2n, long long batch, cudaStream_t stream) {
   switch (log2n) {
     case 5: return launch_block<32, kHalf>(in, out, batch, stream);
     case 6: return launch_block<64, kHalf>(in, out, batch, stream);
@@ -456,7 +475,7 @@ void fft(const float2* in, float2* out, int log2n, long long batch, void* worksp
   if (batch <= 0) return;
   if (log2n == 3) return launch_per_thread<8>(in, out, batch, kPrearranged, stream);
   if (log2n == 4) return launch_per_thread<16>(in, out, batch, kPrearranged, stream);
-  if (log2n <= kMaxBlockLog2n) return launch_one_block_per_signal<kHalf>(in, out, log2n, batch, stream);
+  if (log2n <= kMaxBlockLog2n) return launch_signals_per_block<kHalf>(in, out, log2n, batch, stream);
   launch_four_step(in, out, log2n, batch, static_cast<float2*>(workspace), stream);
 }
 

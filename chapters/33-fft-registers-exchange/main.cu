@@ -1,5 +1,5 @@
 // Chapter 33: the article's batched FFT (seed 002 section 3): one thread per signal in registers for N = 8 and
-// 16, one block per signal with radix-16 passes in registers and exchanges through shared memory for
+// 16, N / 16 threads per signal with radix-16 passes in registers and exchanges through shared memory for
 // N = 32..4096, two kernels through global memory (four-step) for N >= 8192. The stage, the article's half
 // exchange and its pre-arranged layout, against cuFFT and cudaMemcpy.
 #include <vector>
@@ -13,9 +13,9 @@ std::vector<tut::fft::FftVariant> registers_exchange_variants() {
   tut::fft::FftVariant stage;
   stage.name = "fft-registers-exchange";
   stage.description =
-      "N=8,16: a thread per signal (256/block), transposed through shared memory; N=32..4096: a block per "
-      "signal, 16 values per thread, radix-16 passes in registers, shared-memory exchanges (N=2048: 128 threads, "
-      "16x16x8); N>=8192: four-step, two kernels";
+      "N=8,16: a thread per signal (256/block), transposed through shared memory; N=32..4096: N/16 threads "
+      "per signal (2048/N signals per block), 16 values per thread, radix-16 passes in registers, shared-memory "
+      "exchanges (N=2048: 128 threads, 16x16x8); N>=8192: four-step, two kernels";
   stage.min_log2n = k::kMinLog2n;
   stage.max_log2n = k::kMaxLog2n;
   stage.workspace_bytes = k::workspace_bytes;

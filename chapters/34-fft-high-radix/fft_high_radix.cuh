@@ -4,7 +4,7 @@
 //
 //   N = 8, 16, 32  one thread computes one signal in registers (256, 256, 128 threads per block)
 //                  fft_per_thread_kernel
-//   N = 64..4096   a block computes one signal in two passes, N = R0 x R1 with R0 = E values per thread:
+//   N = 64..4096   N / E threads compute one signal in two passes, N = R0 x R1 with R0 = E values per thread:
 //                  8x8, 16x8, 16x16, 32x16, 32x32, 64x32, 64x64 (chapter 33: up to three passes of <= 16)
 //                  fft_block_kernel<N, kTableTwiddles>
 //   N >= 8192      four-step FFT, N = N1 x N2, two kernels through a global-memory workspace
@@ -171,7 +171,7 @@ __global__ void __launch_bounds__(PerThreadPlan<N>::kThreads) fft_per_thread_ker
   }
 }
 
-// ---- Regime 2: N = 64..4096, one block per signal, two passes, one exchange through shared memory --------
+// ---- Regime 2: N = 64..4096, N / E threads per signal, two passes, one exchange through shared memory ----
 // N = R0 x R1: R0 = E = 2^ceil(log2(N) / 2) values per thread, T = N / E threads, R1 = N / E <= E. The
 // second pass does E / R1 butterflies per thread (two for N = 2048 and 512, one otherwise).
 template <int N>
@@ -246,21 +246,39 @@ __device__ __forceinline__ void block_fft(float2 (&v)[BlockPlan<N>::kPerThread],
   butterflies<N, Plan::radix(1), Plan::stride(1), kTable>(v, t);
 }
 
-// One signal per block, T = N / E threads: straight from global memory into registers and back.
+// Several signals per block, as in chapters 32 and 33: S = max(1, 128 / T) signals of T = N / E threads each,
+// at most 4096 / N so that a block's buffers stay within 32 KB. Thread s T + t is thread t of the block's
+// signal s. A last block with fewer signals still runs every thread through the barrier; the missing signals
+// neither load nor store.
+constexpr int kBlockThreads = 128;
+
+template <int N>
+struct BlockShape {
+  static constexpr int kWanted = kBlockThreads / BlockPlan<N>::kThreads;
+  static constexpr int kFit = 4096 / N;
+  static constexpr int kSignals = kWanted < 1 ? 1 : (kWanted < kFit ? kWanted : kFit);
+  static constexpr int kThreads = kSignals * BlockPlan<N>::kThreads;
+};
+
 template <int N, bool kTable>
-__global__ void __launch_bounds__(BlockPlan<N>::kThreads) fft_block_kernel(const float2* __restrict__ in,
-                                                                          float2* __restrict__ out) {
-  constexpr int E = BlockPlan<N>::kPerThread;
-  __shared__ float2 buf[N];
-  const float2* src = in + static_cast<long long>(blockIdx.x) * N;
-  float2* dst = out + static_cast<long long>(blockIdx.x) * N;
-  const int t = threadIdx.x;
+__global__ void __launch_bounds__(BlockShape<N>::kThreads) fft_block_kernel(const float2* __restrict__ in,
+                                                                           float2* __restrict__ out,
+                                                                           long long batch) {
+  constexpr int E = BlockPlan<N>::kPerThread, T = BlockPlan<N>::kThreads;
+  __shared__ float2 buf[BlockShape<N>::kSignals * N];
+  const int s = threadIdx.x / T, t = threadIdx.x % T;
+  const long long signal = static_cast<long long>(blockIdx.x) * BlockShape<N>::kSignals + s;
+  const bool active = signal < batch;
+  const float2* src = in + signal * N;
+  float2* dst = out + signal * N;
   float2 v[E];
 #pragma unroll
-  for (int i = 0; i < E; ++i) v[i] = src[input_element<N>(t, i)];
-  block_fft<N, kTable>(v, buf, t);
+  for (int i = 0; i < E; ++i) v[i] = active ? src[input_element<N>(t, i)] : make_float2(0.f, 0.f);
+  block_fft<N, kTable>(v, buf + s * N, t);
+  if (active) {
 #pragma unroll
-  for (int i = 0; i < E; ++i) dst[output_element<N>(t, i)] = v[i];
+    for (int i = 0; i < E; ++i) dst[output_element<N>(t, i)] = v[i];
+  }
 }
 
 // ---- Regime 3: N >= 8192, four-step FFT through global memory -------------------------------------------
@@ -364,12 +382,13 @@ inline void ensure_twiddle_table(cudaStream_t stream) {
 
 template <int N, bool kTable>
 void launch_block(const float2* in, float2* out, long long batch, cudaStream_t stream) {
-  fft_block_kernel<N, kTable><<<static_cast<unsigned>(batch), BlockPlan<N>::kThreads, 0, stream>>>(in, out);
+  const long long blocks = (batch + BlockShape<N>::kSignals - 1) / BlockShape<N>::kSignals;
+  fft_block_kernel<N, kTable><<<static_cast<unsigned>(blocks), BlockShape<N>::kThreads, 0, stream>>>(in, out, batch);
   TUT_CHECK_LAUNCH();
 }
 
 template <bool kTable>
-void launch_one_block_per_signal(const float2* in, float2* out, int log2n, long long batch, cudaStream_t stream) {
+void launch_signals_per_block(const float2* in, float2* out, int log2n, long long batch, cudaStream_t stream) {
   switch (log2n) {
     case 6: return launch_block<64, kTable>(in, out, batch, stream);
     case 7: return launch_block<128, kTable>(in, out, batch, stream);
@@ -433,7 +452,7 @@ void fft(const float2* in, float2* out, int log2n, long long batch, void* worksp
   if (log2n == 4) return launch_per_thread<16>(in, out, batch, stream);
   if (log2n == 5) return launch_per_thread<32>(in, out, batch, stream);
   if (kTable) ensure_twiddle_table(stream);
-  if (log2n <= kMaxBlockLog2n) return launch_one_block_per_signal<kTable>(in, out, log2n, batch, stream);
+  if (log2n <= kMaxBlockLog2n) return launch_signals_per_block<kTable>(in, out, log2n, batch, stream);
   launch_four_step<kTable>(in, out, log2n, batch, static_cast<float2*>(workspace), stream);
 }
 

@@ -11,9 +11,9 @@ std::vector<tut::fft::FftVariant> high_radix_variants() {
   tut::fft::FftVariant stage;
   stage.name = "fft-high-radix";
   stage.description =
-      "N=8,16,32: a thread per signal; N=64..4096: a block per signal in two passes N = E x N/E, E = 8..64 "
-      "values per thread (N=4096: 64 threads, 64x64), one shared-memory exchange; twiddles from a 4096-entry "
-      "table; N>=8192: four-step, two kernels";
+      "N=8,16,32: a thread per signal; N=64..4096: N/E threads per signal (blocks of 128 threads where the "
+      "buffers fit), two passes N = E x N/E, E = 8..64 values per thread (N=4096: 64x64), one shared-memory "
+      "exchange; twiddles from a 4096-entry table; N>=8192: four-step, two kernels";
   stage.min_log2n = k::kMinLog2n;
   stage.max_log2n = k::kMaxLog2n;
   stage.workspace_bytes = k::workspace_bytes;
