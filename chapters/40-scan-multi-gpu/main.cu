@@ -353,7 +353,7 @@ void print_parts_table(std::ostream& os, const std::vector<Row>& rows, bool weak
     }
     cells.push_back({std::to_string(r.gpus), tut::format_size(r.n), tut::format_size(r.shard),
                      multi ? us(r.reduce.median_ms) : "-", multi ? us(r.exchange.median_ms) : "-",
-                     us(r.scan.median_ms), us(r.bound_ms), us(w), fixed(100.0 * r.bound_ms / w, 1),
+                     us(r.scan.median_ms), us(r.bound_ms), us(w), w > 0 ? fixed(100.0 * r.bound_ms / w, 1) : "-",
                      fixed(total_gbps / r.gpus, 1), fixed(total_gbps, 1), vs, bound_vs, r.check});
   }
   tut::write_text_table(os, {"GPUs", "n", "shard", "reduce us", "exchange us", "scan us", "bound us", "whole us",
