@@ -16,7 +16,7 @@
 //   kGroupM                       block order: kGroupM tile-rows at a time (1 = row by row)
 //   kMinBlocksPerSm               __launch_bounds__ minimum (register cap 65536 / threads / min)
 //
-// Three mechanisms are new beside the parameters:
+// Four mechanisms are new beside the parameters:
 //
 // 1. A k-stage pipeline with ONE barrier per slice. With kStages buffers, kStages - 1 slices are in flight
 //    while one is multiplied:
@@ -31,7 +31,11 @@
 //    (as in Triton's matmul tutorial and CUTLASS's threadblock swizzle), so the blocks resident at one
 //    time share rows of A and columns of B in L2 instead of streaming a whole row of tiles.
 //
-// 3. Dynamic shared memory: three 128 x 128 x 16 stages need 49 KiB, over the 48 KiB static limit;
+// 3. Copy addresses computed once per block (CopyPlan): a slice's copy is a pointer add, a bit test and the
+//    cp.async; and a slice that lies wholly inside the matrix (interior block, not the partial last slice)
+//    takes an unguarded path with no tests at all (load_slice).
+//
+// 4. Dynamic shared memory: three 128 x 128 x 16 stages need 49 KiB, over the 48 KiB static limit;
 //    the launcher opts in with cudaFuncAttributeMaxDynamicSharedMemorySize, and refuses, with one
 //    sentence, a configuration the GPU cannot hold (sm_75 allows 64 KiB per block, sm_90 227 KiB).
 //
@@ -203,14 +207,14 @@ __device__ __forceinline__ CopyPlan make_copy_plan(const float* A, const float* 
 // Start copying A[block rows][k0 .. +kBlockK-1] TRANSPOSED into one stage: As[c][r] = A[row0 + r][k0 + c],
 // one 4-byte cp.async per element. This thread's elements: rows a_row + p * kRowsPerPassA, columns
 // a_col + 8 ch; a warp reads 4 rows x 32 contiguous bytes per copy instruction.
-template <class Cfg>
+template <class Cfg, bool kGuarded>
 __device__ __forceinline__ void load_tile_a(const CopyPlan& plan, const float* A, int k, int k0, float* As) {
 #pragma unroll
   for (int ch = 0; ch < Cfg::kChunksA; ++ch) {
-    const bool col_ok = k0 + ch * Cfg::kChunkK + plan.a_col < k;
+    const bool col_ok = !kGuarded || k0 + ch * Cfg::kChunkK + plan.a_col < k;
 #pragma unroll
     for (int p = 0; p < Cfg::kPassesA; ++p) {
-      const bool in_range = col_ok && (plan.a_rows_ok >> p & 1u);
+      const bool in_range = !kGuarded || (col_ok && (plan.a_rows_ok >> p & 1u));
       const float* src = plan.a_src + p * plan.a_pass + k0 + ch * Cfg::kChunkK;
       cp_async<4>(As + plan.a_dst + ch * Cfg::kChunkK * (Cfg::kBlockM + Cfg::kPadA) + p * Cfg::kRowsPerPassA,
                   in_range ? src : A, in_range);
@@ -220,23 +224,38 @@ __device__ __forceinline__ void load_tile_a(const CopyPlan& plan, const float* A
 
 // Start copying B[k0 .. +kBlockK-1][block columns] as it lies in global memory into one stage: 16-byte
 // cp.async (kVectorized) or 4-byte pieces. This thread's rows: b_row + p * kRowsPerPassB.
-template <class Cfg, bool kVectorized>
+template <class Cfg, bool kVectorized, bool kGuarded>
 __device__ __forceinline__ void load_tile_b(const CopyPlan& plan, const float* B, int n, int k, int k0, float* Bs) {
 #pragma unroll
   for (int p = 0; p < Cfg::kPassesB; ++p) {
-    const bool row_ok = k0 + plan.b_row + p * Cfg::kRowsPerPassB < k;
+    const bool row_ok = !kGuarded || k0 + plan.b_row + p * Cfg::kRowsPerPassB < k;
     const float* src = plan.b_src + static_cast<std::size_t>(k0) * n + p * plan.b_pass;
     float* dst = Bs + plan.b_dst + p * Cfg::kRowsPerPassB * Cfg::kBlockN;
     if constexpr (kVectorized) {
-      const bool in_range = row_ok && (plan.b_cols_ok & 1u);  // n % 4 == 0: the quad is wholly in or out
+      const bool in_range = !kGuarded || (row_ok && (plan.b_cols_ok & 1u));  // n % 4 == 0: quad wholly in or out
       cp_async<16>(dst, in_range ? src : B, in_range);
     } else {
 #pragma unroll
       for (int q = 0; q < 4; ++q) {
-        const bool in_range = row_ok && (plan.b_cols_ok >> q & 1u);
+        const bool in_range = !kGuarded || (row_ok && (plan.b_cols_ok >> q & 1u));
         cp_async<4>(dst + q, in_range ? src + q : B, in_range);
       }
     }
+  }
+}
+
+// Copy slice k0 of A and B into one stage. A slice that lies wholly inside the matrix (an interior block,
+// not the last partial slice) takes the unguarded copies: no bounds tests, no address selects; the
+// others test every copy. The branch is uniform across the block.
+template <class Cfg, bool kVectorized>
+__device__ __forceinline__ void load_slice(const CopyPlan& plan, const float* A, const float* B, int n, int k,
+                                           int k0, bool interior, float* As, float* Bs) {
+  if (interior && k0 + Cfg::kBlockK <= k) {
+    load_tile_a<Cfg, false>(plan, A, k, k0, As);
+    load_tile_b<Cfg, kVectorized, false>(plan, B, n, k, k0, Bs);
+  } else {
+    load_tile_a<Cfg, true>(plan, A, k, k0, As);
+    load_tile_b<Cfg, kVectorized, true>(plan, B, n, k, k0, Bs);
   }
 }
 
@@ -333,16 +352,16 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSm)
   const int thread_col = warp % Cfg::kWarpsN * Cfg::kWarpN + lane % Cfg::kLanesN * Cfg::kQuad;
 
   const CopyPlan plan = make_copy_plan<Cfg>(A, B, m, n, k, block_row, block_col);
+  const bool interior = block_row + Cfg::kBlockM <= m && block_col + Cfg::kBlockN <= n;  // all rows, columns
 
   float acc[Cfg::kThreadM][Cfg::kThreadN] = {};
   const int slices = (k + Cfg::kBlockK - 1) / Cfg::kBlockK;
   // Prologue: slices 0 .. kStages-2 into buffers 0 .. kStages-2, one group each (empty past the end).
 #pragma unroll
   for (int s = 0; s < Cfg::kStages - 1; ++s) {
-    if (s < slices) {
-      load_tile_a<Cfg>(plan, A, k, s * Cfg::kBlockK, As + s * Cfg::kStageFloatsA);
-      load_tile_b<Cfg, kVectorized>(plan, B, n, k, s * Cfg::kBlockK, Bs + s * Cfg::kStageFloatsB);
-    }
+    if (s < slices)
+      load_slice<Cfg, kVectorized>(plan, A, B, n, k, s * Cfg::kBlockK, interior, As + s * Cfg::kStageFloatsA,
+                                   Bs + s * Cfg::kStageFloatsB);
     cp_async_commit();
   }
   int read_stage = 0;                   // buffer of slice t
@@ -351,10 +370,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSm)
     cp_async_wait<Cfg::kStages - 2>();  // this thread's copies of slice t have landed
     __syncthreads();  // everyone's have; and everyone has finished multiplying slice t - 1
     const int next = t + Cfg::kStages - 1;
-    if (next < slices) {
-      load_tile_a<Cfg>(plan, A, k, next * Cfg::kBlockK, As + write_stage * Cfg::kStageFloatsA);
-      load_tile_b<Cfg, kVectorized>(plan, B, n, k, next * Cfg::kBlockK, Bs + write_stage * Cfg::kStageFloatsB);
-    }
+    if (next < slices)
+      load_slice<Cfg, kVectorized>(plan, A, B, n, k, next * Cfg::kBlockK, interior,
+                                   As + write_stage * Cfg::kStageFloatsA, Bs + write_stage * Cfg::kStageFloatsB);
     cp_async_commit();  // one group per slice (empty near the end), so the wait count above stays right
     multiply_tile<Cfg>(As + read_stage * Cfg::kStageFloatsA, Bs + read_stage * Cfg::kStageFloatsB, thread_row,
                        thread_col, acc);
