@@ -55,7 +55,7 @@ GemmError error_of(const Ref* expected, const float* actual, std::size_t count) 
   // Partial sums per chunk of 2^20 elements on all cores, combined in order (deterministic).
   struct Part {
     double diff2 = 0, ref2 = 0, max_abs = -1;
-    std::size_t worst = 0, nonfinite = 0, first_nonfinite = SIZE_MAX;
+    std::size_t worst = 0, nonfinite = 0, first_nonfinite = SIZE_MAX, reference_nonfinite = 0;
   };
   const std::size_t chunk = std::size_t{1} << 20;
   std::vector<Part> parts((count + chunk - 1) / chunk);
@@ -64,6 +64,10 @@ GemmError error_of(const Ref* expected, const float* actual, std::size_t count) 
       Part& s = parts[p];
       for (std::size_t i = p * chunk, hi = std::min(count, i + chunk); i < hi; ++i) {
         const double r = static_cast<double>(expected[i]), c = actual[i];
+        if (!std::isfinite(r)) {
+          ++s.reference_nonfinite;
+          continue;
+        }
         if (!std::isfinite(c)) {
           if (s.first_nonfinite == SIZE_MAX) s.first_nonfinite = i;
           ++s.nonfinite;
@@ -96,6 +100,7 @@ GemmError error_of(const Ref* expected, const float* actual, std::size_t count) 
     }
     if (s.nonfinite && e.nonfinite == 0) e.first_nonfinite = s.first_nonfinite;
     e.nonfinite += s.nonfinite;
+    e.reference_nonfinite += s.reference_nonfinite;
   }
   const double rms = std::sqrt(ref2 / static_cast<double>(count));
   e.rel_frobenius = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
@@ -132,12 +137,16 @@ CheckResult judge_gemm(const GemmError& e, std::int64_t k, int n_cols, const std
     return w.str();
   };
   std::ostringstream d;
-  if (e.nonfinite) {
+  // Written so that a NaN error measure fails too (every comparison with NaN is false).
+  if (e.reference_nonfinite) {
+    d << "the reference (" << against << ") holds " << e.reference_nonfinite << " NaN or infinite element"
+      << (e.reference_nonfinite == 1 ? "" : "s") << ": nothing to compare with";
+  } else if (e.nonfinite) {
     d << e.nonfinite << " NaN or infinite element" << (e.nonfinite == 1 ? "" : "s") << where() << " vs " << against;
-  } else if (e.rel_frobenius > tol) {
+  } else if (!(e.rel_frobenius <= tol)) {
     d << "relative Frobenius error " << error_text(e.rel_frobenius) << " > tolerance " << error_text(tol)
       << " vs " << against << "; worst element" << where();
-  } else if (e.max_error > kMaxErrorFactor * tol) {
+  } else if (!(e.max_error <= kMaxErrorFactor * tol)) {
     d << "max error " << error_text(e.max_error) << " x rms(C) > " << error_text(kMaxErrorFactor * tol)
       << " vs " << against << " at" << where();
   } else {

@@ -59,6 +59,7 @@ struct GemmError {
   std::size_t worst = 0;        // index of the largest |C - R|
   std::size_t nonfinite = 0;    // NaN or infinity in C
   std::size_t first_nonfinite = 0;
+  std::size_t reference_nonfinite = 0;  // NaN or infinity in the reference: nothing can be judged
   double expected_at = 0.0, actual_at = 0.0;  // at first_nonfinite if any, else at worst
   bool compared = false;        // false when there was nothing to compare (m * n == 0)
 };

@@ -120,6 +120,14 @@ TEST_CASE("gemm: the verdict catches NaN, swapped indices, a dropped term and on
   CHECK(r.message().find("row 7, column 3") != std::string::npos);
 }
 
+TEST_CASE("gemm: a reference that holds NaN fails the comparison instead of passing it silently") {
+  std::vector<double> ref = {1.0, 2.0, std::nan(""), 4.0};
+  std::vector<float> c = {1.0f, 2.0f, 3.0f, 4.0f};
+  CheckResult r = judge_gemm(gemm_error(ref.data(), c.data(), 4), 4, 2, "cuBLAS");
+  CHECK_FALSE(r.ok);
+  CHECK(r.message().find("reference (cuBLAS)") != std::string::npos);
+}
+
 TEST_CASE("gemm: an all-zero reference is judged by the absolute error; an empty C passes") {
   std::vector<double> zero(8, 0.0);
   std::vector<float> c(8, 0.0f);
