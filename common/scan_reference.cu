@@ -7,6 +7,7 @@
 #include "device.cuh"
 #include "device_buffer.cuh"
 #include "device_compare.cuh"
+#include "device_random.cuh"
 #include "scan_reference.cuh"
 #include "verify.hpp"
 
@@ -81,8 +82,10 @@ class ScanWorkload final : public Workload {
 
   void prepare(const Options& opt, bool with_reference) override {
     n_ = opt.size;
-    std::vector<std::int32_t> host = random_integers<std::int32_t>(n_, opt.seed);
-    in_ = DeviceBuffer<std::int32_t>(host);
+    // The input is made on the GPU and, for the reference, again on the host: the same values
+    // (device_random.cuh), so no 8 GiB upload at 2^31 elements.
+    in_ = DeviceBuffer<std::int32_t>(n_);
+    fill_random_integers_on_device(in_.data(), n_, opt.seed);
     out_ = DeviceBuffer<std::int32_t>(n_);
     std::size_t ws = cub_workspace_bytes(n_);
     for (const auto& v : variants_) ws = std::max(ws, v.workspace_bytes(n_));
@@ -90,6 +93,7 @@ class ScanWorkload final : public Workload {
     expected_dev_ = DeviceBuffer<std::int32_t>();
     expected_.clear();
     if (with_reference) {
+      const std::vector<std::int32_t> host = random_integers<std::int32_t>(n_, opt.seed);
       expected_.resize(n_);
       cpu_inclusive_scan(host.data(), expected_.data(), n_);
       // Where the GPU has room for it, the CPU's result is uploaded once and every variant is compared
