@@ -23,8 +23,8 @@ tut::ChapterSpec chapter_spec() {
         "1024 parts of ~n/1024 elements: reduce, one block scans the sums, tiled scan with running base",
         scan_two_pass::workspace_bytes, scan_two_pass::inclusive_scan, ""},
        {"scan-two-pass-tuned",
-        "the same three passes, tuned: one part per resident block, 256 threads x 32 int32 in int4 vectors, "
-        "one barrier per tile, the reduce walks each part backwards",
+        "the same three passes, tuned: one part per resident warp (no barrier), 32 int32 per thread in int4 "
+        "vectors, the reduce walks each part backwards",
         scan_two_pass_tuned::workspace_bytes, scan_two_pass_tuned::inclusive_scan, ""},
        tuned_shape<Tuning<256, 16>>("two-pass-tuned-t256-i16", "the tuned scan with 256 threads x 16 int32"),
        tuned_shape<Tuning<256, 24>>("two-pass-tuned-t256-i24", "the tuned scan with 256 threads x 24 int32"),

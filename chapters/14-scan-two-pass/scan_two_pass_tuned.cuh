@@ -2,17 +2,18 @@
 // replaced, to show what bounds a two-pass scan. Not the article's code; the stage (scan_two_pass.cuh) is.
 //   - one int32 per thread and 4-byte loads become ItemsPerThread int32 per thread in int4 vectors,
 //     vector-striped per warp (chapter 16's register tile: each warp instruction moves 512 contiguous bytes);
-//   - three barriers per 1024-element tile in the scan pass become one per tile of BlockThreads x ItemsPerThread;
-//   - 1024 parts become one part per block the GPU holds at once (SMs x blocks per SM, 528 on an H200): one
-//     wave in each pass, every block busy from start to end;
+//   - 1024 parts of one block each become one part per *warp* the GPU holds at once (SMs x blocks per SM x
+//     warps per block: 132 x 4 x 8 = 4224 on an H200): one wave in each pass, and no barrier at all, since a
+//     warp scans its part alone (chapter 14's scan pass has three barriers per 1024-element tile);
 //   - the reduce pass walks each part backwards, so that what is left in L2 at its end is the start of every
 //     part, which is what the scan pass reads first.
 // The traffic stays a two-pass scan's: the input is read twice and the output written once, 12 bytes per
 // element against a copy's 8, so its bound is 1.5 times the time of a copy of the same bytes.
 //
-//   reduce_parts_kernel<T>   <<<parts, BlockThreads>>>  block p sums part p (int4 loads) -> part_sums[p]
-//   scan_part_sums_kernel    <<<1, 1024>>>              exclusive scan of the <= kMaxParts part sums, in place
-//   scan_parts_kernel<T>     <<<parts, BlockThreads>>>  block p scans part p tile by tile from part_sums[p]
+//   reduce_parts_kernel<T>   <<<parts / warps per block, BlockThreads>>>  warp p sums part p -> part_sums[p]
+//   scan_part_sums_kernel    <<<1, 1024>>>   exclusive scan of the <= kMaxParts part sums, in place
+//   scan_parts_kernel<T>     <<<parts / warps per block, BlockThreads>>>  warp p scans part p, segment by
+//                                            segment, from part_sums[p]
 #pragma once
 
 #include <cuda_runtime.h>
@@ -28,25 +29,24 @@ constexpr int kWarpSize = 32;
 constexpr int kVectorItems = 4;  // int32 per int4
 constexpr unsigned kFullMask = 0xffffffffu;
 constexpr int kSumsThreads = 1024;  // the one block that scans the part sums
-constexpr int kSumsPerThread = 4;
+constexpr int kSumsPerThread = 8;
 constexpr int kMaxParts = kSumsThreads * kSumsPerThread;
 
-// BlockThreads x ItemsPerThread: the tile each block scans per step of its part. ReverseReduce: the reduce
-// pass walks each part from its end (see above).
+// Blocks of BlockThreads; each warp moves a segment of 32 x ItemsPerThread elements per step of its part.
+// ReverseReduce: the reduce pass walks each part from its end (see above).
 template <int BlockThreads, int ItemsPerThread, bool ReverseReduce = true>
 struct Tuning {
   static constexpr int kBlockThreads = BlockThreads;
   static constexpr int kVectorsPerThread = ItemsPerThread / kVectorItems;
   static constexpr int kWarps = BlockThreads / kWarpSize;
-  static constexpr int kWarpItems = kWarpSize * ItemsPerThread;  // one warp's contiguous segment
-  static constexpr int kTileItems = BlockThreads * ItemsPerThread;
+  static constexpr int kWarpItems = kWarpSize * ItemsPerThread;  // one warp's segment: a step of its part
   static constexpr bool kReverseReduce = ReverseReduce;
   static_assert(BlockThreads % kWarpSize == 0 && BlockThreads >= kWarpSize && BlockThreads <= 1024,
                 "a block is 1 to 32 whole warps");
   static_assert(ItemsPerThread % kVectorItems == 0 && ItemsPerThread > 0, "whole int4 vectors per thread");
 };
 
-// 256 threads x 32 int32: 8192-element (32 KiB) tiles, 8 int4 loads in flight per thread.
+// 256 threads x 32 int32: 1024-element (4 KiB) segments per warp, 8 int4 loads in flight per thread.
 using DefaultTuning = Tuning<256, 32>;
 
 // ---- Warp building blocks (chapter 12's predicated shuffle) ------------------------------------------------
@@ -159,18 +159,19 @@ __device__ __forceinline__ std::uint32_t scan_segment(TileItems<T>& items) {
 }
 
 // ---- The parts --------------------------------------------------------------------------------------------
-// `parts` consecutive runs of `part_tiles` whole tiles (the last part may be shorter; none is empty).
+// `parts` consecutive runs of `part_segments` whole warp segments (the last part may be shorter; none is
+// empty), one per warp.
 struct PartShape {
-  std::int64_t part_tiles = 0;
+  std::int64_t part_segments = 0;
   unsigned parts = 0;
 };
 
 template <class T>
 inline PartShape part_shape(std::size_t n, unsigned max_parts) {
-  const std::int64_t tiles = static_cast<std::int64_t>((n + T::kTileItems - 1) / T::kTileItems);
+  const std::int64_t segments = static_cast<std::int64_t>((n + T::kWarpItems - 1) / T::kWarpItems);
   PartShape s;
-  s.part_tiles = (tiles + max_parts - 1) / max_parts;
-  s.parts = static_cast<unsigned>((tiles + s.part_tiles - 1) / s.part_tiles);
+  s.part_segments = (segments + max_parts - 1) / max_parts;
+  s.parts = static_cast<unsigned>((segments + s.part_segments - 1) / s.part_segments);
   return s;
 }
 
@@ -178,44 +179,47 @@ inline PartShape part_shape(std::size_t n, unsigned max_parts) {
 inline std::size_t workspace_bytes(std::size_t) { return kMaxParts * sizeof(std::uint32_t); }
 
 // ---- Kernels ----------------------------------------------------------------------------------------------
-// The tiles [first, end) of block p's part.
+// This warp's part (the global warp index) and its segments [first, end); false for a warp past the last part.
 template <class T>
-__device__ __forceinline__ void part_tiles_of(std::int64_t n, std::int64_t part_tiles, std::int64_t& first,
-                                              std::int64_t& end) {
-  const std::int64_t tiles = (n + T::kTileItems - 1) / T::kTileItems;
-  first = static_cast<std::int64_t>(blockIdx.x) * part_tiles;  // 64-bit: n may exceed 2^31
-  end = first + part_tiles < tiles ? first + part_tiles : tiles;
+__device__ __forceinline__ bool part_of_warp(std::int64_t n, std::int64_t part_segments, int parts,
+                                             std::int64_t& part, std::int64_t& first, std::int64_t& end) {
+  part = static_cast<std::int64_t>(blockIdx.x) * T::kWarps + threadIdx.x / kWarpSize;
+  const std::int64_t segments = (n + T::kWarpItems - 1) / T::kWarpItems;
+  first = part * part_segments;  // 64-bit: n may exceed 2^31
+  end = first + part_segments < segments ? first + part_segments : segments;
+  return part < parts;
 }
 
-// Block p adds up part p. Each thread accumulates its vectors of every tile; no barrier until the end.
+// Warp p adds up part p: each lane accumulates its vectors of every segment; no barrier, no shared memory.
 template <class T>
 __global__ __launch_bounds__(T::kBlockThreads) void reduce_parts_kernel(const std::uint32_t* in, std::uint32_t* part_sums,
-                                                                        std::int64_t n, std::int64_t part_tiles,
-                                                                        bool vector_io) {
-  __shared__ std::uint32_t warp_totals[T::kWarps];
+                                                                        std::int64_t n, std::int64_t part_segments,
+                                                                        int parts, bool vector_io) {
+  std::int64_t part, first, end;
+  if (!part_of_warp<T>(n, part_segments, parts, part, first, end)) return;  // the whole warp
   const int lane = threadIdx.x % kWarpSize;
-  const int warp = threadIdx.x / kWarpSize;
-  std::int64_t first, end;
-  part_tiles_of<T>(n, part_tiles, first, end);
   std::uint32_t sum = 0;
   for (std::int64_t k = 0; k < end - first; ++k) {
-    const std::int64_t tile = T::kReverseReduce ? end - 1 - k : first + k;
-    TileItems<T> items;
-    load_segment<T>(in, tile * T::kTileItems + static_cast<std::int64_t>(warp) * T::kWarpItems, n,
-                    vector_io && (tile + 1) * T::kTileItems <= n, items);
+    const std::int64_t segment = T::kReverseReduce ? end - 1 - k : first + k;
+    const std::int64_t begin = segment * T::kWarpItems;
+    if (vector_io && begin + T::kWarpItems <= n) {  // the segment's int4 loads, all issued before the adds
+      const uint4* vectors = reinterpret_cast<const uint4*>(in + begin) + lane;
 #pragma unroll
-    for (int r = 0; r < T::kVectorsPerThread; ++r) sum += items[r][0] + items[r][1] + items[r][2] + items[r][3];
+      for (int r = 0; r < T::kVectorsPerThread; ++r) {
+        const uint4 v = vectors[r * kWarpSize];
+        sum += v.x + v.y + v.z + v.w;
+      }
+    } else {  // the last segment or misaligned buffers (the order of the sum does not matter)
+#pragma unroll 1
+      for (std::int64_t i = begin + lane; i < begin + T::kWarpItems && i < n; i += kWarpSize) sum += in[i];
+    }
   }
   sum = reduce_warp(sum);
-  if (lane == 0) warp_totals[warp] = sum;
-  __syncthreads();
-  if (warp == 0) {
-    const std::uint32_t total = reduce_warp(lane < T::kWarps ? warp_totals[lane] : 0u);
-    if (lane == 0) part_sums[blockIdx.x] = total;
-  }
+  if (threadIdx.x % kWarpSize == 0) part_sums[part] = sum;
 }
 
-// One block turns the part sums into their exclusive scan, in place: thread t owns sums 4t .. 4t + 3.
+// One block turns the part sums into their exclusive scan, in place: thread t owns the kSumsPerThread sums
+// from kSumsPerThread * t on.
 __global__ __launch_bounds__(kSumsThreads) void scan_part_sums_kernel(std::uint32_t* part_sums, int parts) {
   __shared__ std::uint32_t warp_totals[kSumsThreads / kWarpSize];
   const int lane = threadIdx.x % kWarpSize;
@@ -242,45 +246,34 @@ __global__ __launch_bounds__(kSumsThreads) void scan_part_sums_kernel(std::uint3
   }
 }
 
-// Block p scans part p tile by tile: each warp scans its segment in registers, one barrier shares the warps'
-// sums, and `base` (the part's prefix, then + each tile's total) carries from tile to tile. The warps' sums
-// alternate between two buffers, so a fast warp cannot overwrite sums a slow one has not read yet (it would
-// first have to pass the next tile's barrier).
+// Warp p scans part p segment by segment, in registers: each segment's scan plus `base` (the part's prefix,
+// then + each segment's sum, which scan_segment returns to every lane). No barrier: warps never wait for
+// each other, so while some scan, the others' loads keep the memory busy.
 template <class T>
 __global__ __launch_bounds__(T::kBlockThreads) void scan_parts_kernel(const std::uint32_t* in,
                                                                       const std::uint32_t* part_prefix,
                                                                       std::uint32_t* out, std::int64_t n,
-                                                                      std::int64_t part_tiles, bool vector_io) {
-  __shared__ std::uint32_t warp_sums[2][T::kWarps];
-  const int lane = threadIdx.x % kWarpSize;
-  const int warp = threadIdx.x / kWarpSize;
-  std::int64_t first, end;
-  part_tiles_of<T>(n, part_tiles, first, end);
-  std::uint32_t base = part_prefix[blockIdx.x];
-  // The loop bounds do not depend on the thread: every thread runs every iteration (a barrier inside).
-  for (std::int64_t tile = first; tile < end; ++tile) {
-    const std::int64_t segment_begin = tile * T::kTileItems + static_cast<std::int64_t>(warp) * T::kWarpItems;
-    const bool vector = vector_io && (tile + 1) * T::kTileItems <= n;
+                                                                      std::int64_t part_segments, int parts,
+                                                                      bool vector_io) {
+  std::int64_t part, first, end;
+  if (!part_of_warp<T>(n, part_segments, parts, part, first, end)) return;  // the whole warp
+  std::uint32_t base = part_prefix[part];
+  for (std::int64_t segment = first; segment < end; ++segment) {
+    const bool vector = vector_io && (segment + 1) * T::kWarpItems <= n;
     TileItems<T> items;
-    load_segment<T>(in, segment_begin, n, vector, items);
+    load_segment<T>(in, segment * T::kWarpItems, n, vector, items);
     const std::uint32_t segment_sum = scan_segment<T>(items);
-    std::uint32_t* sums = warp_sums[(tile - first) % 2];
-    if (lane == 0) sums[warp] = segment_sum;
-    __syncthreads();
-    const std::uint32_t warp_sum = lane < T::kWarps ? sums[lane] : 0u;
-    const std::uint32_t scanned = scan_warp(warp_sum);
-    const std::uint32_t before = base + __shfl_sync(kFullMask, scanned - warp_sum, warp);
 #pragma unroll
     for (int r = 0; r < T::kVectorsPerThread; ++r)
 #pragma unroll
-      for (int c = 0; c < kVectorItems; ++c) items[r][c] += before;
-    store_segment<T>(out, segment_begin, n, vector, items);
-    base += __shfl_sync(kFullMask, scanned, T::kWarps - 1);  // this tile's total
+      for (int c = 0; c < kVectorItems; ++c) items[r][c] += base;
+    store_segment<T>(out, segment * T::kWarpItems, n, vector, items);
+    base += segment_sum;
   }
 }
 
 // ---- Host ---------------------------------------------------------------------------------------------------
-// One part per block the GPU holds at once in both passes (their occupancy), worked out once per device and
+// One part per warp the GPU holds at once in both passes (their occupancy), worked out once per device and
 // tuning (the queries cost microseconds, which a small scan would notice). Not thread-safe: one host thread
 // drives the GPU in this tutorial.
 template <class T>
@@ -297,7 +290,7 @@ inline unsigned resident_parts() {
     TUT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&reduce_blocks, reduce_parts_kernel<T>,
                                                                  T::kBlockThreads, 0));
     const int blocks_per_sm = scan_blocks < reduce_blocks ? scan_blocks : reduce_blocks;  // one wave in each
-    const long long resident = static_cast<long long>(sms) * (blocks_per_sm > 0 ? blocks_per_sm : 1);
+    const long long resident = static_cast<long long>(sms) * (blocks_per_sm > 0 ? blocks_per_sm : 1) * T::kWarps;
     parts = static_cast<unsigned>(resident < kMaxParts ? resident : kMaxParts);
     planned_device = device;
   }
@@ -318,13 +311,15 @@ inline void inclusive_scan_with(const std::int32_t* d_in, std::int32_t* d_out, s
                           sizeof(uint4)) == 0;
   const PartShape shape = part_shape<T>(n, resident_parts<T>());
   const auto n64 = static_cast<std::int64_t>(n);
-  reduce_parts_kernel<T><<<shape.parts, T::kBlockThreads, 0, stream>>>(in, part_sums, n64, shape.part_tiles,
-                                                                       vector_io);
+  const auto parts = static_cast<int>(shape.parts);
+  const unsigned blocks = (shape.parts + T::kWarps - 1) / T::kWarps;
+  reduce_parts_kernel<T><<<blocks, T::kBlockThreads, 0, stream>>>(in, part_sums, n64, shape.part_segments, parts,
+                                                                  vector_io);
   TUT_CHECK_LAUNCH();
-  scan_part_sums_kernel<<<1, kSumsThreads, 0, stream>>>(part_sums, static_cast<int>(shape.parts));
+  scan_part_sums_kernel<<<1, kSumsThreads, 0, stream>>>(part_sums, parts);
   TUT_CHECK_LAUNCH();
-  scan_parts_kernel<T><<<shape.parts, T::kBlockThreads, 0, stream>>>(in, part_sums, out, n64, shape.part_tiles,
-                                                                     vector_io);
+  scan_parts_kernel<T><<<blocks, T::kBlockThreads, 0, stream>>>(in, part_sums, out, n64, shape.part_segments,
+                                                                parts, vector_io);
   TUT_CHECK_LAUNCH();
 }
 

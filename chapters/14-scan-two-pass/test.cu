@@ -35,12 +35,14 @@ TEST_CASE("the stage and the tuned scan at 2^28, 2^30 + 1025 and 2^31 + 1025 (64
       tut::testing::only_variants(chapter_spec(), {"scan-two-pass", "scan-two-pass-tuned"}), sizes_where(true));
 }
 
-TEST_CASE("14: the tuned scan at its tile and part boundaries") {
-  // 8192-element tiles: one tile +- 1, and sizes whose last part is one tile or a ragged one.
-  constexpr std::uint64_t kTile = 8192;
+TEST_CASE("14: the tuned scan at its segment and part boundaries") {
+  // 1024-element warp segments: one segment +- 1, and sizes whose last part is one segment or a ragged one
+  // (on an H200 there are 4224 parts: from about 4.3 million elements on, parts hold several segments).
+  constexpr std::uint64_t kSegment = 1024;
   tut::testing::check_all_variants(
       tut::testing::only_variants(chapter_spec(), {"scan-two-pass-tuned"}),
-      {kTile - 1, kTile, kTile + 1, 2 * kTile + 5, 1000 * kTile + 1, 1000 * kTile + kTile / 2, 5000 * kTile + 3});
+      {kSegment - 1, kSegment, kSegment + 1, 2 * kSegment + 5, 5000 * kSegment + 1, 9000 * kSegment + kSegment / 2,
+       40000 * kSegment + 3});
 }
 
 TEST_CASE("14: buffers that are not 16-byte aligned (the tuned scan's element-by-element path)") {
@@ -87,19 +89,19 @@ TEST_CASE("14: parts are whole tiles, at least one, and never more than 1024") {
   CHECK(part_size(1u << 28) == (1u << 28) / 1024);
 }
 
-TEST_CASE("14: the tuned scan's parts cover the tiles, none empty, at most the resident blocks") {
+TEST_CASE("14: the tuned scan's parts cover the segments, none empty, at most one per resident warp") {
   using namespace scan_two_pass_tuned;
   using T = DefaultTuning;
-  for (unsigned max_parts : {1u, 7u, 528u, 1056u, static_cast<unsigned>(kMaxParts)})
-    for (std::size_t n : {std::size_t{1}, std::size_t{8191}, std::size_t{8193}, std::size_t{1} << 20,
+  for (unsigned max_parts : {1u, 7u, 4224u, 6336u, static_cast<unsigned>(kMaxParts)})
+    for (std::size_t n : {std::size_t{1}, std::size_t{1023}, std::size_t{1025}, std::size_t{1} << 20,
                           std::size_t{1} << 28, (std::size_t{1} << 31) + 1025, std::size_t{1} << 36}) {
       CAPTURE(max_parts);
       CAPTURE(n);
-      const auto tiles = static_cast<std::int64_t>((n + T::kTileItems - 1) / T::kTileItems);
+      const auto segments = static_cast<std::int64_t>((n + T::kWarpItems - 1) / T::kWarpItems);
       const PartShape s = part_shape<T>(n, max_parts);
       CHECK(s.parts >= 1);
       CHECK(s.parts <= max_parts);
-      CHECK(s.part_tiles * s.parts >= tiles);        // the parts cover the tiles ...
-      CHECK(s.part_tiles * (s.parts - 1) < tiles);   // ... and none is empty
+      CHECK(s.part_segments * s.parts >= segments);       // the parts cover the segments ...
+      CHECK(s.part_segments * (s.parts - 1) < segments);  // ... and none is empty
     }
 }
