@@ -42,16 +42,23 @@ constexpr double kCpuCheckHostShare = 0.5;
 
 std::vector<tut::ExtraOption> extra_options() {
   return {{"gpus", "GPUs to use, 1 .. the visible count (0: all visible)", 0, 0, 1024},
-          {"weak", "1: --size is per GPU (weak scaling: n = size x GPUs); 0: the same n on every GPU count", 0, 0, 1}};
+          {"weak", "1: --size is per GPU (weak scaling: n = size x GPUs); 0: the same n on every GPU count", 0, 0, 1},
+          {"last-weight",
+           "the last GPU's shard in percent of each other GPU's (100: even split; it does not reduce, so about "
+           "(1 + reduce/scan time) x 100 balances)",
+           100, 1, 1000}};
 }
 
 // One GPU count's measurements.
 struct Row {
   int gpus = 0;
   std::size_t n = 0;
-  std::size_t shard = 0;  // elements of the largest shard (shard 0)
+  int last_weight = 100;
+  std::size_t shard = 0;       // elements of shard 0 (the largest of an even split)
+  std::size_t last_shard = 0;  // elements of the last shard
   bool fits = true;
   tut::TimingStats whole, reduce, exchange, scan;  // reduce/exchange: only for gpus > 1
+  tut::TimingStats scan_last;                      // the last shard's scan, on the last GPU alone (uneven split)
   double bound_ms = 0.0;
   std::string check = "skipped";
   bool failed = false;
@@ -79,8 +86,8 @@ std::size_t free_bytes_on(int device) {
 }
 
 // Empty when n fits in the first `gpus` GPUs; else why not (one line).
-std::string why_not_fit(std::size_t n, int gpus) {
-  const std::size_t need = mg::shard_device_bytes(mg::shard_count(n, gpus, 0), gpus);
+std::string why_not_fit(std::size_t n, int gpus, int last_weight) {
+  const std::size_t need = mg::shard_device_bytes(mg::Split{n, gpus, last_weight}.largest(), gpus);
   for (int d = 0; d < gpus; ++d) {
     const std::size_t free_b = free_bytes_on(d);
     if (!mg::fits_in(need, free_b)) {
@@ -224,18 +231,21 @@ void check_row(mg::ShardSet& set, mg::TotalsExchange& exchange, const tut::Optio
   }
 }
 
-Row measure_row(int gpus, std::size_t n, const tut::Options& opt) {
+Row measure_row(int gpus, std::size_t n, int last_weight, const tut::Options& opt) {
   Row row;
   row.gpus = gpus;
   row.n = n;
-  row.shard = mg::shard_count(n, gpus, 0);
-  if (!why_not_fit(n, gpus).empty()) {
+  row.last_weight = last_weight;
+  const mg::Split split{n, gpus, last_weight};
+  row.shard = split.count(0);
+  row.last_shard = split.count(gpus - 1);
+  if (!why_not_fit(n, gpus, last_weight).empty()) {
     row.fits = false;
     row.check = "does not fit";
     return row;
   }
   const tut::TimingPlan plan = plan_from(opt);
-  mg::ShardSet set(n, first_devices(gpus));
+  mg::ShardSet set(n, first_devices(gpus), last_weight);
   set.fill_random(opt.seed);
   std::unique_ptr<mg::NcclCommunicators> comms;
   std::unique_ptr<mg::TotalsExchange> exchange;
@@ -284,8 +294,19 @@ Row measure_row(int gpus, std::size_t n, const tut::Options& opt) {
         set.synchronize();
       },
       plan);
+  // An uneven split: the last shard's scan, on the last GPU alone (with an even split it is never the longer).
+  const mg::Shard& last = shards.back();
+  double last_ms = 0.0;
+  if (last_weight != 100) {
+    TUT_CUDA_CHECK(cudaSetDevice(last.device));
+    row.scan_last = tut::time_gpu(
+        [&](cudaStream_t s) { mg::single_pass::inclusive_scan(last.in, last.out, last.count, last.workspace, s, 0); },
+        plan, last.stream);
+    last_ms = row.scan_last.median_ms;
+  }
   TUT_CUDA_CHECK(cudaSetDevice(s0.device));
-  row.bound_ms = row.reduce.median_ms + row.exchange.median_ms + row.scan.median_ms;
+  // The last GPU scans only; the others reduce, then scan; all wait for the exchange in between.
+  row.bound_ms = row.exchange.median_ms + std::max(row.reduce.median_ms + row.scan.median_ms, last_ms);
   row.timeline = timeline_of_one_run(shards, *exchange);
   return row;
 }
@@ -351,9 +372,13 @@ void print_parts_table(std::ostream& os, const std::vector<Row>& rows, bool weak
       vs = fixed(one->whole.median_ms / w, 2) + "x";
       if (!weak) bound_vs = fixed(one->whole.median_ms / r.bound_ms, 2) + "x";
     }
-    cells.push_back({std::to_string(r.gpus), tut::format_size(r.n), tut::format_size(r.shard),
+    std::string shard = tut::format_size(r.shard);
+    if (multi && r.last_weight != 100) shard += " / last " + tut::format_size(r.last_shard);
+    std::string scan = us(r.scan.median_ms);
+    if (multi && r.last_weight != 100) scan += " / last " + us(r.scan_last.median_ms);
+    cells.push_back({std::to_string(r.gpus), tut::format_size(r.n), shard,
                      multi ? us(r.reduce.median_ms) : "-", multi ? us(r.exchange.median_ms) : "-",
-                     us(r.scan.median_ms), us(r.bound_ms), us(w), w > 0 ? fixed(100.0 * r.bound_ms / w, 1) : "-",
+                     scan, us(r.bound_ms), us(w), w > 0 ? fixed(100.0 * r.bound_ms / w, 1) : "-",
                      fixed(total_gbps / r.gpus, 1), fixed(total_gbps, 1), vs, bound_vs, r.check});
   }
   tut::write_text_table(os, {"GPUs", "n", "shard", "reduce us", "exchange us", "scan us", "bound us", "whole us",
@@ -361,7 +386,8 @@ void print_parts_table(std::ostream& os, const std::vector<Row>& rows, bool weak
                              "check"},
                         cells);
   os << "(reduce, scan: one shard on GPU 0 alone; exchange: ncclAllGather of one word per GPU and the totals' copy\n"
-        " to the host, host-timed; bound = reduce + exchange + scan, one GPU: the scan; % of bound = bound / whole;\n"
+        " to the host, host-timed; bound = exchange + the longer of (reduce + scan of shard 0) and (scan of the\n"
+        " last shard, which is not reduced), one GPU: the scan; % of bound = bound / whole;\n"
         " GB/s counts n int32 read once and written once: the reduce's extra read is not counted)\n";
   for (const Row& r : rows) {
     if (r.timeline.empty()) continue;
@@ -401,7 +427,8 @@ int run(int argc, char** argv) {
     for (int d = 1; d < max_gpus; ++d) tut::require_supported_gpu(d);
     const bool weak = opt.extra.at("weak") != 0;
     const auto n_for = [&](int gpus) { return weak ? opt.size * static_cast<std::size_t>(gpus) : opt.size; };
-    const std::string fit = why_not_fit(n_for(max_gpus), max_gpus);
+    const int last_weight = static_cast<int>(opt.extra.at("last-weight"));
+    const std::string fit = why_not_fit(n_for(max_gpus), max_gpus, last_weight);
     if (!fit.empty()) throw tut::UsageError(fit);
     TUT_CUDA_CHECK(cudaSetDevice(0));
     const tut::DeviceInfo info = tut::query_device(0);
@@ -417,7 +444,7 @@ int run(int argc, char** argv) {
     const double memcpy_gbps = copy.gbps;
     if (copy.time.reps > 0) results.push_back(copy);
     std::vector<Row> rows;
-    for (int g : counts) rows.push_back(measure_row(g, n_for(g), opt));
+    for (int g : counts) rows.push_back(measure_row(g, n_for(g), last_weight, opt));
     TUT_CUDA_CHECK(cudaSetDevice(0));
 
     const Row* one = rows.front().gpus == 1 && rows.front().fits ? &rows.front() : nullptr;
@@ -440,7 +467,7 @@ int run(int argc, char** argv) {
       r.failed = row.failed;
       results.push_back(r);
     }
-    std::map<std::string, long long> options = {{"gpus", max_gpus}, {"weak", weak ? 1 : 0}};
+    std::map<std::string, long long> options = {{"gpus", max_gpus}, {"weak", weak ? 1 : 0}, {"last-weight", last_weight}};
     if (opt.format == tut::OutputFormat::table) {
       std::cout << kChapter << ": " << kTitle << "\n" << tut::device_banner(info) << "\n";
       std::cout << "GPUs: " << visible << " visible, " << max_gpus << " used; NCCL " << nccl

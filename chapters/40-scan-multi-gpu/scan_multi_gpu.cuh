@@ -10,6 +10,8 @@
 //   3. every GPU scans its shard with chapter 17's single-pass kernel, passing the carry through its carry_in
 //      (the kernel is included, not copied).
 // On one GPU only step 3 runs, with carry 0: the one-GPU time is the best single-GPU scan of the tutorial.
+// The split is even unless asked otherwise (Split::last_weight): the last GPU, which does not reduce, may take
+// more.
 //
 // The exchange is an interface (TotalsExchange): NcclAllGather is the lesson's; DeviceGather is a
 // collective-free stand-in with the same result, for shards that share one GPU (NCCL refuses two ranks on one
@@ -59,16 +61,37 @@ inline std::string nccl_version_text() {
 }
 
 // ---- The split --------------------------------------------------------------------------------------------
-// Shard p of P holds elements [shard_begin(p), shard_begin(p + 1)): n / P each, and one more for the first
-// n % P shards (so n < P leaves the last shards empty).
-inline std::size_t shard_begin(std::size_t n, int shards, int p) {
-  const std::size_t q = n / shards, r = n % shards;
-  const std::size_t up = static_cast<std::size_t>(p);
-  return q * up + (up < r ? up : r);
-}
-inline std::size_t shard_count(std::size_t n, int shards, int p) {
-  return shard_begin(n, shards, p + 1) - shard_begin(n, shards, p);
-}
+// Shard p of P holds elements [shard_begin(p), shard_begin(p + 1)). Even split (last_weight = 100): n / P each,
+// and one more for the first n % P shards (so n < P leaves the last shards empty). The last GPU does not
+// reduce, so it can take more: last_weight is its shard in percent of each other shard's (the others split
+// the rest evenly as above).
+struct Split {
+  std::size_t n = 0;
+  int shards = 1;
+  int last_weight = 100;  // percent; 100: all shards equal
+
+  // Elements of the last shard: n * w / ((P - 1) * 100 + w), rounded down (all of n when P = 1).
+  std::size_t last_count() const {
+    if (shards == 1) return n;
+    if (last_weight == 100) return n / shards;  // the even split's last shard (it never gets the remainder)
+    const std::size_t weights = static_cast<std::size_t>(shards - 1) * 100 + static_cast<std::size_t>(last_weight);
+    return n / weights * last_weight + n % weights * last_weight / weights;  // no overflow for any n
+  }
+  std::size_t begin(int p) const {
+    if (p >= shards) return n;
+    const std::size_t head = n - last_count();  // the first P - 1 shards' elements
+    const int head_shards = shards > 1 ? shards - 1 : 1;
+    const std::size_t q = head / head_shards, r = head % head_shards;
+    const std::size_t up = static_cast<std::size_t>(p);
+    return q * up + (up < r ? up : r);
+  }
+  std::size_t count(int p) const { return begin(p + 1) - begin(p); }
+  // The largest shard (what each GPU must hold): shard 0 or the last.
+  std::size_t largest() const {
+    const std::size_t first = count(0), last = count(shards - 1);
+    return first > last ? first : last;
+  }
+};
 
 // ---- Step 1: a shard's total (CUB's reduce, in uint32 so that the sum wraps) -----------------------------
 // 32-bit item counts below 2^31 (CUB's fastest path, as in scan_reference.cu), 64-bit beyond.

@@ -53,16 +53,18 @@ __global__ void count_scan_step_errors_kernel(const std::uint32_t* __restrict__ 
 
 }  // namespace detail
 
-// n elements in shards on `devices` (shard p on devices[p]; a device may repeat: logical shards on one GPU).
+// n elements in shards on `devices` (shard p on devices[p]; a device may repeat: logical shards on one GPU),
+// split evenly or with the last shard last_weight percent of each other (see Split).
 class ShardSet {
  public:
-  ShardSet(std::size_t n, const std::vector<int>& devices) : n_(n), shards_(devices.size()) {
+  ShardSet(std::size_t n, const std::vector<int>& devices, int last_weight = 100)
+      : split_{n, static_cast<int>(devices.size()), last_weight}, shards_(devices.size()) {
     const int count = static_cast<int>(devices.size());
     try {
       for (int p = 0; p < count; ++p) {
         Shard& s = shards_[p];
         s.device = devices[p];
-        s.count = shard_count(n, count, p);
+        s.count = split_.count(p);
         TUT_CUDA_CHECK(cudaSetDevice(s.device));
         TUT_CUDA_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
         if (s.count > 0) {
@@ -89,8 +91,9 @@ class ShardSet {
   ShardSet& operator=(const ShardSet&) = delete;
 
   const std::vector<Shard>& shards() const { return shards_; }
-  std::size_t n() const { return n_; }
-  std::size_t begin_of(int p) const { return shard_begin(n_, static_cast<int>(shards_.size()), p); }
+  std::size_t n() const { return split_.n; }
+  const Split& split() const { return split_; }
+  std::size_t begin_of(int p) const { return split_.begin(p); }
 
   // Element i of the whole array is element i of random_integers<int32_t>(n, seed).
   void fill_random(std::uint64_t seed) {
@@ -192,7 +195,7 @@ class ShardSet {
   // Against a reference of all n elements on the host, shard by shard (one shard's output on the host at a time).
   tut::CheckResult check_against(const std::vector<std::int32_t>& expected) const {
     tut::CheckResult r;
-    if (expected.size() != n_) return tut::check_fail("reference of the wrong size");
+    if (expected.size() != split_.n) return tut::check_fail("reference of the wrong size");
     for (std::size_t p = 0; p < shards_.size(); ++p) {
       const std::size_t begin = begin_of(static_cast<int>(p));
       const std::vector<std::int32_t> got = download(static_cast<int>(p));
@@ -221,7 +224,7 @@ class ShardSet {
     }
   }
 
-  std::size_t n_;
+  Split split_;
   std::vector<Shard> shards_;
 };
 

@@ -86,16 +86,44 @@ TEST_CASE("40: the split covers [0, n) in order, shard sizes differ by at most o
                           std::size_t{1025}, (std::size_t{3} << 33) + 1}) {
       CAPTURE(P);
       CAPTURE(n);
-      CHECK(mg::shard_begin(n, P, 0) == 0);
-      CHECK(mg::shard_begin(n, P, P) == n);
+      const mg::Split split{n, P};
+      CHECK(split.begin(0) == 0);
+      CHECK(split.begin(P) == n);
       for (int p = 0; p < P; ++p) {
-        CHECK(mg::shard_begin(n, P, p) <= mg::shard_begin(n, P, p + 1));
-        CHECK(mg::shard_count(n, P, p) <= mg::shard_count(n, P, 0));
-        CHECK(mg::shard_count(n, P, 0) - mg::shard_count(n, P, p) <= 1);
+        CHECK(split.begin(p) <= split.begin(p + 1));
+        CHECK(split.count(p) <= split.count(0));
+        CHECK(split.count(0) - split.count(p) <= 1);
+        CHECK(split.count(p) == n / P + (static_cast<std::size_t>(p) < n % P ? 1 : 0));  // the first n % P get one more
       }
+      CHECK(split.largest() == split.count(0));
     }
-  CHECK(mg::shard_count(2, 4, 2) == 0);  // n < P: the last shards are empty
-  CHECK(mg::shard_count(4, 4, 3) == 1);  // n = P: shards of one element
+  CHECK(mg::Split{2, 4}.count(2) == 0);  // n < P: the last shards are empty
+  CHECK(mg::Split{4, 4}.count(3) == 1);  // n = P: shards of one element
+}
+
+TEST_CASE("40: an uneven split gives the last shard last_weight percent of each other shard") {
+  for (int P : {2, 3, 4})
+    for (int w : {1, 50, 99, 101, 142, 300, 1000})
+      for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{5}, std::size_t{1025}, std::size_t{1} << 30,
+                            (std::size_t{3} << 33) + 7}) {
+        CAPTURE(P);
+        CAPTURE(w);
+        CAPTURE(n);
+        const mg::Split split{n, P, w};
+        CHECK(split.begin(0) == 0);
+        CHECK(split.begin(P) == n);
+        for (int p = 0; p + 1 < P; ++p) {
+          CHECK(split.begin(p) <= split.begin(p + 1));
+          CHECK(split.count(0) - split.count(p) <= 1);
+        }
+        // last = floor(n w / ((P - 1) 100 + w)), in exact integer arithmetic
+        const unsigned __int128 weights = static_cast<unsigned __int128>(P - 1) * 100 + w;
+        CHECK(split.count(P - 1) == static_cast<std::size_t>(static_cast<unsigned __int128>(n) * w / weights));
+        CHECK(split.largest() == std::max(split.count(0), split.count(P - 1)));
+      }
+  const mg::Split two{3000, 2, 150};  // 1200 and 1800
+  CHECK(two.count(0) == 1200);
+  CHECK(two.count(1) == 1800);
 }
 
 TEST_CASE("40: the GPU's generator makes exactly tut::random_integers' values, for any part of the array") {
@@ -128,6 +156,22 @@ TEST_CASE("40: P = 2, 3, 4 shards on one GPU with the collective-free exchange m
     mg::DeviceGather gather;
     check_random_sizes(same_device(P), gather);
   }
+}
+
+TEST_CASE("40: uneven splits (the last shard 0.5x, 1.42x, 3x the others) on one GPU match the CPU reference") {
+  tut::require_supported_gpu();
+  for (int P : {2, 3})
+    for (int w : {50, 142, 300}) {
+      mg::DeviceGather gather;
+      for (std::uint64_t n : {std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{5}, std::uint64_t{1025}, 3 * kTile + 1,
+                              std::uint64_t{1000003}}) {
+        const std::uint64_t seed = tut::testing::test_seed() + n + 7 * w;
+        mg::ShardSet set(n, same_device(P), w);
+        set.fill_random(seed);
+        scan_and_check(set, gather, cpu_scan(tut::random_integers<std::int32_t>(n, seed)),
+                       "P = " + std::to_string(P) + ", last weight " + std::to_string(w) + "%, n = " + std::to_string(n));
+      }
+    }
 }
 
 TEST_CASE("40: inputs whose sums wrap int32 at every step, across shard boundaries") {
@@ -179,7 +223,7 @@ TEST_CASE("40: past 2^31 elements per shard (two shards on one GPU, 64-bit reduc
     MESSAGE("skipped under compute-sanitizer (size cap)");
     return;
   }
-  const std::size_t device_bytes = 2 * mg::shard_device_bytes(mg::shard_count(n, 2, 0), 2);
+  const std::size_t device_bytes = 2 * mg::shard_device_bytes(mg::Split{n, 2}.largest(), 2);
   if (!tut::testing::memory_allows("40 at n = 2^32 + 2051 on one GPU", device_bytes, 12 * n)) return;
   const std::uint64_t seed = tut::testing::test_seed() + 31;
   mg::DeviceGather gather;
@@ -241,6 +285,8 @@ TEST_CASE("40: the program runs and checks itself; bad input exits 2") {
   CHECK(run_program(with({"--size", std::to_string(3 * kTile + 7), "--format", "json"})) == 0);
   CHECK(run_program(with({"--size", "1000", "--weak", "1"})) == 0);
   CHECK(run_program(with({"--size", "0"})) == 0);
+  CHECK(run_program(with({"--size", "4097", "--last-weight", "142"})) == 0);
+  CHECK(run_program({"--last-weight", "0"}) == 2);
   CHECK(run_program({"--gpus", std::to_string(gpus + 1)}) == 2);       // more GPUs than visible
   CHECK(run_program({"--gpus", "1", "--size", "2^40"}) == 2);          // 8 TiB: fits in no GPU
   CHECK(run_program({"--size", "2^38", "--weak", "1"}) == 2);          // past all GPUs together
