@@ -29,7 +29,7 @@ ARTICLE_US = {5: 72390, 6: 33726, 7: 9948, 8: 7595, 9: 7516, 10: 3972, 11: 3747,
 ARTICLE_SECTION = {5: "3", 6: "4", 7: "5", 8: "6", 9: "7", 10: "8", 11: "9", 12: "10", 13: "11",
                    14: "11"}
 ARTICLE_CUB_US = 1444
-SCAN_STAGES = range(5, 17)   # 05-scan-baseline .. 16-scan-decoupled-lookback-tuned
+SCAN_STAGES = range(5, 18)   # 05-scan-baseline .. 17-scan-lookback-landing-zone
 BASELINE_STAGE = 5
 
 
