@@ -334,9 +334,8 @@ __device__ __forceinline__ void block_tile(int bid, int tiles_m, int tiles_n, in
 
 // ---- The kernel ---------------------------------------------------------------------------------------
 template <class Cfg, bool kVectorized>
-__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSm)
-    sgemm_tuned_kernel(int m, int n, int k, float alpha, const float* __restrict__ A,
-                       const float* __restrict__ B, float beta, float* __restrict__ C) {
+__device__ __forceinline__ void sgemm_tile(int m, int n, int k, float alpha, const float* __restrict__ A,
+                                           const float* __restrict__ B, float beta, float* __restrict__ C) {
   extern __shared__ float4 shared_raw[];  // float4: 16-byte aligned
   float* const As = reinterpret_cast<float*>(shared_raw);  // kStages transposed A slices, then B slices
   float* const Bs = As + Cfg::kStages * Cfg::kStageFloatsA;
@@ -383,6 +382,24 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSm)
   store_tile<Cfg, kVectorized>(C, m, n, block_row + thread_row, block_col + thread_col, alpha, beta, acc);
 }
 
+constexpr int kSharedBytesSm75 = 64 * 1024;  // the most shared memory a block may have on sm_75
+
+template <class Cfg, bool kVectorized>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSm)
+    sgemm_tuned_kernel(int m, int n, int k, float alpha, const float* __restrict__ A,
+                       const float* __restrict__ B, float beta, float* __restrict__ C) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  // A configuration sm_75 cannot hold is refused by the launcher before any launch; its sm_75 code is a
+  // trap, so that ptxas does not compile (and spill) a body that can never run.
+  if constexpr (Cfg::kSharedBytes > kSharedBytesSm75) {
+    __trap();
+  } else
+#endif
+  {
+    sgemm_tile<Cfg, kVectorized>(m, n, k, alpha, A, B, beta, C);
+  }
+}
+
 // ---- Host launcher ------------------------------------------------------------------------------------
 inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
@@ -404,6 +421,12 @@ void prepare_kernel() {
                                " bytes of shared memory per block; this GPU allows " + std::to_string(optin));
     TUT_CUDA_CHECK(cudaFuncSetAttribute(sgemm_tuned_kernel<Cfg, kVectorized>,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSharedBytes));
+    // Ask for the largest shared-memory share of the L1/shared array, so that the shared memory of
+    // kMinBlocksPerSm blocks is never what limits them (a hint; the kernel needs little L1 cache: every
+    // copy it issues lands in shared memory).
+    TUT_CUDA_CHECK(cudaFuncSetAttribute(sgemm_tuned_kernel<Cfg, kVectorized>,
+                                        cudaFuncAttributePreferredSharedMemoryCarveout,
+                                        cudaSharedmemCarveoutMaxShared));
     return true;
   }();
   (void)prepared;

@@ -7,7 +7,7 @@
 #include "gemm/gemm_testing.cuh"
 
 // The variants whose shared memory this GPU can hold (all on sm_80+; sm_75 allows 64 KiB per block, so the
-// 65 and 72 KiB candidates are skipped there, with a message: their launcher refuses them with one sentence).
+// candidates above 64 KiB are skipped there, with a message: their launcher refuses them with one sentence).
 std::vector<tut::gemm::GemmVariant> variants_that_fit() {
   int device = 0, optin = 0;
   TUT_CUDA_CHECK(cudaGetDevice(&device));
