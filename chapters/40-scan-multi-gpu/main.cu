@@ -87,6 +87,8 @@ std::size_t free_bytes_on(int device) {
 
 // Empty when n fits in the first `gpus` GPUs; else why not (one line).
 std::string why_not_fit(std::size_t n, int gpus, int last_weight) {
+  if (n / static_cast<std::size_t>(gpus) > (std::size_t{1} << 50))  // petabytes: no GPU holds it (and no overflow below)
+    return "--size " + tut::format_size(n) + " does not fit in " + std::to_string(gpus) + " GPUs' memory together";
   const std::size_t need = mg::shard_device_bytes(mg::Split{n, gpus, last_weight}.largest(), gpus);
   for (int d = 0; d < gpus; ++d) {
     const std::size_t free_b = free_bytes_on(d);
@@ -426,6 +428,8 @@ int run(int argc, char** argv) {
     const int max_gpus = requested > 0 ? requested : visible;
     for (int d = 1; d < max_gpus; ++d) tut::require_supported_gpu(d);
     const bool weak = opt.extra.at("weak") != 0;
+    if (weak && opt.size > (std::size_t{1} << 50))
+      throw tut::UsageError("--size " + tut::format_size(opt.size) + " per GPU does not fit in any GPU's memory");
     const auto n_for = [&](int gpus) { return weak ? opt.size * static_cast<std::size_t>(gpus) : opt.size; };
     const int last_weight = static_cast<int>(opt.extra.at("last-weight"));
     const std::string fit = why_not_fit(n_for(max_gpus), max_gpus, last_weight);

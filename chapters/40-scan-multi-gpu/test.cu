@@ -290,6 +290,8 @@ TEST_CASE("40: the program runs and checks itself; bad input exits 2") {
   CHECK(run_program({"--gpus", std::to_string(gpus + 1)}) == 2);       // more GPUs than visible
   CHECK(run_program({"--gpus", "1", "--size", "2^40"}) == 2);          // 8 TiB: fits in no GPU
   CHECK(run_program({"--size", "2^38", "--weak", "1"}) == 2);          // past all GPUs together
+  CHECK(run_program({"--size", "2^62", "--weak", "1"}) == 2);        // no overflow of size x GPUs
+  CHECK(run_program({"--size", "2^63"}) == 2);
   CHECK(run_program({"--variant", "no-such-variant"}) == 2);
   CHECK(run_program({"--gpus", "-1"}) == 2);
   CHECK(run_program({"--weak", "2"}) == 2);
