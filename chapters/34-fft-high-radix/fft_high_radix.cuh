@@ -124,11 +124,19 @@ __global__ void fill_twiddle_table_kernel() {
   }
 }
 
+// The same sincospif as a real call: on sm_75 the 64-value kernels with 63 inlined sincospif per pass would
+// spill (ptxas hits 255 registers at N = 2048); newer architectures inline it without spilling.
+__device__ __noinline__ float2 twiddle_call(int m, int n) { return twiddle(m, n); }
+
 // exp(-2 pi i m / n) for m < n <= 4096: from the table, or (kTable = false) by sincospif as in chapter 33.
 template <bool kTable>
 __device__ __forceinline__ float2 block_twiddle(int m, int n) {
   if (kTable) return __ldg(&g_twiddle_table[m * (kTableLength / n)]);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  return twiddle_call(m, n);
+#else
   return twiddle(m, n);
+#endif
 }
 
 // ---- Regime 1: N = 8, 16, 32, one thread per signal ---------------------------------------------------
