@@ -699,6 +699,13 @@ class NcuSgemmPresetTest(unittest.TestCase):
         self.assertIsNone(dict(zip(headers, ncu.launch_values(no_requests, cols)))["sectors/req"])
         self.assertNotIn(ncu.M_FMA_PIPE, ncu.PRESETS["all"])  # "all" stays the scan chapters' set
 
+    def test_list_variants_strips_markers(self):
+        with tempfile.TemporaryDirectory() as d:
+            prog = Path(d) / "prog"
+            prog.write_text("#!/bin/sh\nprintf 'stage\\tthe stage\\nclaim (on demand)\\tx\\ncublas (reference)\\ty\\n'\n")
+            prog.chmod(0o755)
+            self.assertEqual(ncu.list_variants(prog), [("stage", False), ("claim", False), ("cublas", True)])
+
 
 class NcuFftPresetTest(unittest.TestCase):
     def test_fft_columns(self):

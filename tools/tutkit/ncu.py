@@ -376,7 +376,10 @@ def list_variants(program):
         name = line.split("\t", 1)[0].strip()
         if name:
             ref = name.endswith(" (reference)")
-            out.append((name[: -len(" (reference)")] if ref else name, ref))
+            name = name[: -len(" (reference)")] if ref else name
+            if name.endswith(" (on demand)"):  # runnable when named (--variant NAME)
+                name = name[: -len(" (on demand)")]
+            out.append((name, ref))
     return out
 
 
