@@ -239,6 +239,8 @@ __device__ __forceinline__ void exchange(float2* v, float2* buf, int t) {
     __syncthreads();
   } else {
     static_assert(Nsw * kPerThread <= N / 2, "a written half must not straddle the middle");
+    // The inputs go to `next`, not v: a thread of the second half still has to write its outputs (v) in round 1.
+    float2 next[kPerThread];
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       if (t / (T / 2) == h) {  // warp-uniform when T / 2 is a multiple of 32 (N >= 1024)
@@ -250,9 +252,11 @@ __device__ __forceinline__ void exchange(float2* v, float2* buf, int t) {
       for (int b = 0; b < kPerThread / Rr; ++b)
 #pragma unroll
         for (int r = h * (Rr / 2); r < (h + 1) * (Rr / 2); ++r)
-          v[b * Rr + r] = buf[t + b * T + r * (N / Rr) - h * (N / 2)];
+          next[b * Rr + r] = buf[t + b * T + r * (N / Rr) - h * (N / 2)];
       __syncthreads();
     }
+#pragma unroll
+    for (int i = 0; i < kPerThread; ++i) v[i] = next[i];
   }
 }
 
