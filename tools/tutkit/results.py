@@ -18,7 +18,6 @@ from .tour import (ARTICLE, ARTICLE_CUB_US, RESULTS_FORMAT, STAGE_ALIGN, add_run
 
 DEFAULT_SWEEP_SIZES = "2^16,2^18,2^20,2^22,2^24,2^26,2^28"
 DEFAULT_SELECTIVITIES = "0,1,50,99,100"
-SWEEP_BUDGET_MS = 250
 VECTOR_CHAPTER, ATOMIC_CHAPTER = 3, 4
 
 # How each sweep is shown: the option it varies, the value it plots, and the words around it.
@@ -49,9 +48,7 @@ def run_ladder_sweeps(args, programs, only=None):
     """Runs every ladder chapter among `programs` once per value of its ladder's option (the program's default
     run: its stage and its references). Returns {ladder: {"option", "runs": [records]}}."""
     out = {}
-    base = program_options(args, with_size=False)
-    if args.budget_ms is None and args.reps is None:
-        base += ["--budget-ms", str(SWEEP_BUDGET_MS)]
+    base = program_options(args, with_size=False)  # with the tour's budget unless one was given
     for name, how in LADDER_SWEEPS.items():
         if only is not None and name not in only:
             continue
@@ -98,9 +95,7 @@ def run_sweeps(args, programs, sizes, selectivities):
     """Runs chapter 03 once per size and chapter 04 once per selectivity (those of the two that are
     among `programs`). Returns {name: {"chapter", "option", "runs": [records]}}."""
     sweeps = {}
-    base = program_options(args, with_size=False)
-    if args.budget_ms is None and args.reps is None:
-        base += ["--budget-ms", str(SWEEP_BUDGET_MS)]
+    base = program_options(args, with_size=False)  # with the tour's budget unless one was given
     for name, how in SWEEPS.items():
         chosen = [(c, p) for c, p in programs if chapter_number(c) == how["number"]]
         if not chosen:
