@@ -13,7 +13,7 @@ from .common import (REPO_ROOT, ArgumentParser, ToolError, chapter_number, fmt_n
                      parse_size, shorten, slugify, stage_variant_name, warn, write_text)
 from .tour import (ARTICLE, ARTICLE_CUB_US, RESULTS_FORMAT, STAGE_ALIGN, add_run_arguments,
                    display_path, first_device, prepare_programs, program_options, record_failed,
-                   render_tour, results_document, results_of, run_program, split_passthrough, stage_cells,
+                   render_tour, results_document, results_of, run_program, run_programs, split_passthrough, stage_cells,
                    stage_table, validate_run_arguments)
 
 DEFAULT_SWEEP_SIZES = "2^16,2^18,2^20,2^22,2^24,2^26,2^28"
@@ -603,7 +603,7 @@ def main(argv):
             raise ToolError(f"invalid selectivity '{v}': expected an integer percentage 0..100")
     programs = prepare_programs(args)
     opts = program_options(args, extra)
-    records = [run_program(c, p_, opts, args.timeout, display_path=display_path(p_)) for c, p_ in programs]
+    records = run_programs(programs, opts, args.timeout)
     if first_device(records) is None:  # nothing ran (no GPU?): write nothing, skip the sweeps
         first_error = next((r["error"] for r in records if r.get("error")), "no program reported a GPU")
         raise ToolError(f"no results to write: {first_error}", status=1)

@@ -620,12 +620,17 @@ def run_tour(args, extra):
     opts = program_options(args, extra)
     if getattr(args, "full", False):
         opts += ["--variant", "all"]
+    return run_programs(programs, opts, args.timeout)
+
+
+def run_programs(programs, opts, timeout):
+    """Runs [(chapter, path)] one after another with `opts`, saying which one runs and how many are left."""
     records = []
     start = time.monotonic()
     for i, (chapter, path) in enumerate(programs, 1):
         left = len(programs) - i
         note(f"[{i}/{len(programs)}] {chapter} ({left} left after it, {time.monotonic() - start:.0f} s so far)")
-        records.append(run_program(chapter, path, opts, args.timeout, display_path=display_path(path)))
+        records.append(run_program(chapter, path, opts, timeout, display_path=display_path(path)))
     note(f"ran {len(programs)} programs in {time.monotonic() - start:.0f} s")
     return records
 
