@@ -1,11 +1,9 @@
-// Chapter 35: chapter 34 tuned for sm_90, one idea per change that showed in the profile:
-//   - several signals per block for small N, so that a block has 128-256 threads whatever N is (chapters 33
-//     and 34 put one signal in a block: N = 64 gave blocks of 4 or 8 threads, and an SM holds at most 32 blocks);
+// Chapter 35: chapter 34 tuned for sm_90:
 //   - padding in every shared-memory buffer (one float2 after every E values, E = values per thread), so that
 //     the exchanges' strided writes hit 16 different bank pairs instead of one;
 //   - 16-byte loads and stores for N = 8 and 16 (two complex values per access);
-//   - the launch shape (values per thread E, threads per block) as a template, with the candidates kept as
-//     on-demand variants so that one GPU run picks the stage (see README.md).
+//   - the launch shape (values per thread E, threads per block: 256 for the stage, up from 128) as a template,
+//     with the candidates kept as on-demand variants so that one GPU run picks the stage (see README.md).
 //
 //   N = 8, 16      one thread computes one signal in registers, 256 per block: fft_per_thread_kernel
 //   N = 32..4096   S signals per block, T = N / E threads each, passes of radix E in registers (the last one

@@ -1,6 +1,6 @@
-// Chapter 35: chapter 34 tuned for sm_90: several signals per block for small N, padded shared-memory buffers
-// (no bank conflicts in the exchanges), 16-byte accesses for N = 8 and 16, and the launch shape chosen by
-// measurement among the on-demand candidates below. Against cuFFT and cudaMemcpy.
+// Chapter 35: chapter 34 tuned for sm_90: padded shared-memory buffers (no bank conflicts in the exchanges),
+// 16-byte accesses for N = 8 and 16, and the launch shape chosen by measurement among the on-demand candidates
+// below. Against cuFFT and cudaMemcpy.
 #include <vector>
 
 #include "fft_chapter.cuh"
@@ -27,7 +27,7 @@ std::vector<tut::fft::FftVariant> tuned_variants() {
   return {
       candidate<fft_tuned::StageShape>(
           "fft-tuned",
-          "E=16 values per thread (radix-16 passes, 2-3 per N), several signals per block up to 256 threads, padded "
+          "E=16 values per thread (radix-16 passes, 2-3 per N), 256-thread blocks (several signals for N<4096), padded "
           "exchanges, twiddle table; N=8,16: 256 signals per block, 16-byte loads; N>=8192: four-step",
           false),
       candidate<Shape<16, 128>>("e16-t128", "the stage with blocks of 128 threads (N=4096: 256)", true),
