@@ -522,12 +522,16 @@ void fft(const float2* in, float2* out, int log2n, long long batch, void* worksp
   launch_four_step<kTable>(in, out, log2n, batch, static_cast<float2*>(workspace), stream);
 }
 
-// The stage's shape: 16 values per thread (radix-16 passes, 64 registers or fewer), blocks of 256 threads.
-using StageShape = Shape<16, 256>;
+// The stage, chosen by measurement (H200, 2026-11-23, README "Variants measured"): chapter 34's two-pass plan
+// (E = 8..64 values per thread, so every N = 64..4096 takes two passes) in blocks of up to 256 threads, with
+// twiddles from sincospif. Against the first candidate stage (E = 16, the table) it was 0.92x instead of 0.78x
+// cuFFT at N = 64 (the plan), and sincospif instead of the table was 1.01x instead of 0.76x at N = 256.
+using StageShape = Shape<0, 256>;
+constexpr bool kStageTwiddleTable = false;
 
 inline void fft_tuned(const float2* in, float2* out, int log2n, long long batch, void* workspace,
                       cudaStream_t stream) {
-  fft<StageShape>(in, out, log2n, batch, workspace, stream);
+  fft<StageShape, kStageTwiddleTable>(in, out, log2n, batch, workspace, stream);
 }
 
 }  // namespace fft_tuned

@@ -25,23 +25,25 @@ tut::fft::FftVariant candidate(const std::string& name, const std::string& descr
 std::vector<tut::fft::FftVariant> tuned_variants() {
   using fft_tuned::Shape;
   return {
-      candidate<fft_tuned::StageShape>(
+      candidate<fft_tuned::StageShape, fft_tuned::kStageTwiddleTable>(
           "fft-tuned",
-          "E=16 values per thread (radix-16 passes, 2-3 per N), 256-thread blocks (several signals for N<4096), padded "
-          "exchanges, twiddle table; N=8,16: 256 signals per block, 16-byte loads; N>=8192: four-step",
+          "chapter 34's two-pass plan (E = 8..64 values per thread), blocks of up to 256 threads (several signals for "
+          "N<4096), padded exchanges, sincospif twiddles; N=8,16: 256 signals per block, 16-byte loads; N>=8192: "
+          "four-step",
           false),
-      candidate<Shape<16, 128>>("e16-t128", "the stage with blocks of 128 threads (N=4096: 256)", true),
+      candidate<Shape<16, 256>>("e16-t256", "16 values per thread (radix-16 passes, 2-3 per N), 256-thread blocks, "
+                                            "twiddle table (the first candidate for the stage)", true),
+      candidate<Shape<16, 128>>("e16-t128", "e16-t256 with blocks of 128 threads (N=4096: 256)", true),
       candidate<Shape<32, 256>>("e32-t256",
                                 "32 values per thread (radix-32 passes, 2-3 per N), blocks of up to 256 threads", true),
       candidate<Shape<8, 256>>("e8-t256", "8 values per thread (radix-8 passes, 2-4 per N), blocks of 256 threads",
                                true),
       candidate<Shape<0, 128>>("two-pass-t128",
                                "chapter 34's two passes (E = 8..64 values per thread), blocks of 128 threads", true),
-      candidate<Shape<0, 256>>("two-pass-t256",
-                               "chapter 34's two passes (E = 8..64 values per thread), blocks of 256 threads", true),
+      candidate<Shape<0, 256>>("twiddle-table", "the stage with the twiddle table instead of sincospif", true),
       candidate<Shape<16, 256, 3>>("e16-t256-3blocks",
-                                   "the stage with __launch_bounds__(256, 3): at most 85 registers", true),
-      candidate<fft_tuned::StageShape, false>("sincospif-twiddles", "the stage with sincospif twiddles", true),
+                                   "e16-t256 with __launch_bounds__(256, 3): at most 85 registers", true),
+      candidate<Shape<16, 256>, false>("e16-t256-sincospif", "e16-t256 with sincospif twiddles", true),
   };
 }
 
