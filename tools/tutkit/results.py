@@ -11,7 +11,8 @@ from pathlib import Path
 from .common import (REPO_ROOT, ArgumentParser, ToolError, chapter_number, fmt_num, fmt_ratio, fmt_us,
                      format_size, load_json, markdown_table, machine_metadata, note, parse_list,
                      parse_size, shorten, slugify, stage_variant_name, warn, write_text)
-from .tour import (ARTICLE, ARTICLE_CUB_US, RESULTS_FORMAT, STAGE_ALIGN, add_run_arguments,
+from .tour import (ARTICLE, ARTICLE_CUB_US, LADDERS, RESULTS_FORMAT, STAGE_ALIGN, add_run_arguments,
+                   ladder_cells, ladder_legend, ladder_table,
                    display_path, first_device, prepare_programs, program_options, record_failed,
                    render_tour, results_document, results_of, run_program, run_programs, split_passthrough, stage_cells,
                    stage_table, validate_run_arguments)
@@ -242,12 +243,21 @@ def render_markdown(doc, plots=None):
         if plots.get("scan"):
             out += [f"![Time per scan stage, ours and the article's]({plots['scan']})", ""]
 
+    for ladder in LADDERS:
+        lrows = ladder_table(records, ladder)
+        if lrows and any(r["ms"] for r in lrows):
+            headers, cells, align = ladder_cells(lrows, ladder, check_width=80)
+            out += [f"## {ladder['title']}", "", markdown_table(headers, cells, align), "",
+                    ladder_legend(ladder, width=10 ** 6), ""]
+
     for name, how in SWEEPS.items():
         sweep = doc.get("sweeps", {}).get(name)
         if not sweep:
             continue
         labels, variants, cells = sweep_matrix(sweep, how["metric"])
         out += [f"## {how['title']} ({sweep['chapter']})", ""]
+        if sweep.get("from"):  # a sweep kept from an earlier results file, which says where it came from
+            out += [f"From {sweep['from']}.", ""]
         option = how["option"]
         out.append(f"One run of `{sweep['chapter']}` per `{option}` value; cells: {how['unit']}.")
         out.append("")
@@ -320,6 +330,7 @@ def plot_scan(doc, path):
     fig, ax = plt.subplots(figsize=(10, 5.5))
     x = list(range(len(rows)))
     labels = [r["chapter"].split("-", 1)[0] + "\n" + r["chapter"].split("-", 1)[-1].replace("scan-", "")
+              .replace("decoupled-lookback", "lookback").replace("lookback-landing-zone", "landing-zone")
               for r in rows]
     ours = [(i, r["ours_ms"] * 1000) for i, r in zip(x, rows) if r["ours_ms"]]
     art = [(i, r["article_us"]) for i, r in zip(x, rows) if r["article_us"]]
@@ -338,7 +349,7 @@ def plot_scan(doc, path):
                    label="cudaMemcpy of the same bytes, ours")
     ax.set_yscale("log")
     ax.set_xticks(x)
-    ax.set_xticklabels(labels, fontsize=8)
+    ax.set_xticklabels(labels, fontsize=7, rotation=30, ha="right")
     ax.set_ylabel("time per scan, µs (log scale)")
     sizes = ", ".join(format_size(n) for n in summary["sizes"])
     ax.set_title(f"Inclusive scan, one stage at a time (ours: n = {sizes} int32)")
