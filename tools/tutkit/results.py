@@ -192,9 +192,11 @@ def chapter_cells(rec):
     """A program's own table, as markdown cells (every row, references included)."""
     results = results_of(rec)
     any_flops = any(r.get("flops") for r in results)
+    any_fp32 = any(r.get("flops") and r.get("pct_peak_fp32") for r in results)
     ref = next((r.get("ref_name") for r in results if r.get("ref_name")), None)
     headers = ["variant", "n", "median µs", "min µs", "max µs", "reps", "GB/s"] + \
-              (["GFLOP/s"] if any_flops else []) + ["% DRAM peak", "% memcpy", f"speed vs {ref or 'ref'}", "check"]
+              (["GFLOP/s"] if any_flops else []) + (["% FP32 peak"] if any_fp32 else []) + \
+              ["% DRAM peak", "% memcpy", f"speed vs {ref or 'ref'}", "check"]
     cells = []
     for r in results:
         c = [r["variant"] + (" \\*" if r.get("reference") else ""), format_size(r.get("n", 0)),
@@ -202,12 +204,14 @@ def chapter_cells(rec):
              fmt_num(r.get("gbps")) if r.get("bytes") else "-"]
         if any_flops:
             c.append(fmt_num(r.get("gflops")) if r.get("flops") else "-")
+        if any_fp32:
+            c.append(fmt_num(r.get("pct_peak_fp32")) if r.get("flops") and r.get("pct_peak_fp32") else "-")
         c += [fmt_num(r.get("pct_peak_dram")) if r.get("bytes") and r.get("pct_peak_dram") else "-",
               fmt_num(r.get("pct_memcpy")) if r.get("pct_memcpy") else "-",
               fmt_ratio(r.get("speed_vs_ref")) if r.get("speed_vs_ref") else "-",
               shorten(r.get("check", "-"), 120)]
         cells.append(c)
-    align = "lrrrrrr" + ("r" if any_flops else "") + "rrrl"
+    align = "lrrrrrr" + ("r" if any_flops else "") + ("r" if any_fp32 else "") + "rrrl"
     return headers, cells, align
 
 
