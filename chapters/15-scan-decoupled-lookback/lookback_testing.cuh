@@ -12,6 +12,7 @@
 #include "device_buffer.cuh"
 #include "gpu_test.cuh"
 #include "scan_reference.cuh"
+#include "scan_testing.cuh"
 
 namespace lookback_testing {
 
@@ -77,6 +78,52 @@ inline void check_repeated_runs(const tut::scan::ScanVariant& variant, std::uint
 inline std::vector<std::uint64_t> tile_boundary_sizes(std::uint64_t tile) {
   return {tile - 1,      tile,           tile + 1,           2 * tile,          32 * tile,
           33 * tile - 1, 33 * tile + 1,  64 * tile + 1,      65 * tile,         1000 * tile + tile / 2 + 3};
+}
+
+// The scan chapters' sizes (scan_testing.cuh), split at 2^28: below it (large = false) every variant of a
+// chapter with many configurations of one kernel is tested; at and above it (2^28, 2^30 + 1025, 2^31 + 1025:
+// seconds of CPU checking each) one configuration per code path, since the index arithmetic is the same code
+// for every shape.
+inline std::vector<std::uint64_t> scan_sizes_where(bool large) {
+  std::vector<std::uint64_t> sizes = tut::scan::scan_test_sizes();
+  for (std::uint64_t n : tut::scan::scan_test_sizes_64bit()) sizes.push_back(n);
+  std::vector<std::uint64_t> chosen;
+  for (std::uint64_t n : sizes)
+    if ((n >= (std::uint64_t{1} << 28)) == large) chosen.push_back(n);
+  return chosen;
+}
+
+// A tile size (elements per block) and the variants that have it.
+struct TileOf {
+  std::uint64_t tile;
+  std::vector<std::string> variants;
+};
+
+// Every variant of `spec` at the sizes around its tile; `tiles` must name each of the `variant_count` variants.
+inline void check_tile_boundaries(const tut::ChapterSpec& spec, const std::vector<TileOf>& tiles,
+                                  std::size_t variant_count) {
+  std::size_t covered = 0;
+  for (const TileOf& t : tiles) {
+    CAPTURE(t.tile);
+    covered += t.variants.size();
+    tut::testing::check_all_variants(tut::testing::only_variants(spec, t.variants), tile_boundary_sizes(t.tile));
+  }
+  CHECK(covered == variant_count);  // every variant's tile is in the list
+}
+
+// check_repeated_runs for every variant at every size.
+inline void check_repeated_runs_all(const std::vector<tut::scan::ScanVariant>& variants,
+                                    const std::vector<std::uint64_t>& sizes) {
+  for (const auto& variant : variants)
+    for (std::uint64_t n : sizes) check_repeated_runs(variant, n);
+}
+
+// n = 0 enqueues nothing and touches nothing (null buffers).
+inline void check_empty_scans(const std::vector<tut::scan::ScanVariant>& variants) {
+  for (const auto& variant : variants) {
+    variant.scan(nullptr, nullptr, 0, nullptr, 0);
+    TUT_CUDA_CHECK(cudaDeviceSynchronize());
+  }
 }
 
 }  // namespace lookback_testing

@@ -12,26 +12,13 @@
 
 namespace {
 
-// The scan chapters' sizes (scan_testing.cuh), split: below 2^28 for every variant; 2^28, 2^30 + 1025 and
-// 2^31 + 1025 (seconds of CPU checking each) for one shape per tile order only, because every shape runs
-// the same kernel code, whose index arithmetic is 64-bit from the tile id on.
-std::vector<std::uint64_t> sizes_where(bool large) {
-  std::vector<std::uint64_t> sizes = tut::scan::scan_test_sizes();
-  for (std::uint64_t n : tut::scan::scan_test_sizes_64bit()) sizes.push_back(n);
-  std::vector<std::uint64_t> chosen;
-  for (std::uint64_t n : sizes)
-    if ((n >= (std::uint64_t{1} << 28)) == large) chosen.push_back(n);
-  return chosen;
-}
-
+// The sizes of 2^28 and more (lookback_testing::scan_sizes_where(true)) run for one shape per tile order only:
+// every shape runs the same kernel code, whose index arithmetic is 64-bit from the tile id on.
 // (CUB is left out: chapters 05-13 and 15 check it past 2^31 already.)
 const std::vector<std::string> kOneShapePerTileOrder = {"scan-decoupled-lookback-tuned", "lookback-t256-i16-blockidx"};
 
 // Every variant's tile (threads x items), to test the sizes around it for the variants that have it.
-struct TileOf {
-  std::uint64_t tile;
-  std::vector<std::string> variants;
-};
+using lookback_testing::TileOf;
 const std::vector<TileOf> kTiles = {
     {2048, {"lookback-t128-i16", "lookback-t256-i8"}},
     {3072, {"lookback-t128-i24", "lookback-t256-i12"}},
@@ -52,28 +39,20 @@ std::vector<std::uint64_t> repeated_run_sizes() {
 }  // namespace
 
 TEST_CASE("every variant matches the CPU reference at adversarial sizes below 2^28") {
-  tut::testing::check_all_variants(chapter_spec(), sizes_where(false));
+  tut::testing::check_all_variants(chapter_spec(), lookback_testing::scan_sizes_where(false));
 }
 
 TEST_CASE("one shape per tile order at 2^28, 2^30 + 1025 and 2^31 + 1025 (64-bit indexing)") {
   tut::testing::check_all_variants(tut::testing::only_variants(chapter_spec(), kOneShapePerTileOrder),
-                                   sizes_where(true));
+                                   lookback_testing::scan_sizes_where(true));
 }
 
 TEST_CASE("16: sizes at the tile boundaries of every shape") {
-  std::size_t covered = 0;
-  for (const TileOf& t : kTiles) {
-    CAPTURE(t.tile);
-    covered += t.variants.size();
-    tut::testing::check_all_variants(tut::testing::only_variants(chapter_spec(), t.variants),
-                                     lookback_testing::tile_boundary_sizes(t.tile));
-  }
-  CHECK(covered == lookback_variants().size());  // every variant's tile is in the list
+  lookback_testing::check_tile_boundaries(chapter_spec(), kTiles, lookback_variants().size());
 }
 
 TEST_CASE("16: repeated runs on one workspace give the same, correct result") {
-  for (const auto& variant : lookback_variants())
-    for (std::uint64_t n : repeated_run_sizes()) lookback_testing::check_repeated_runs(variant, n);
+  lookback_testing::check_repeated_runs_all(lookback_variants(), repeated_run_sizes());
 }
 
 TEST_CASE("16: buffers that are not 16-byte aligned take the element-by-element path") {
@@ -89,8 +68,5 @@ TEST_CASE("16: buffers 16 bytes past a 256-byte boundary keep the int4 path") {
 }
 
 TEST_CASE("16: n = 0 enqueues nothing") {
-  for (const auto& variant : lookback_variants()) {
-    variant.scan(nullptr, nullptr, 0, nullptr, 0);
-    TUT_CUDA_CHECK(cudaDeviceSynchronize());
-  }
+  lookback_testing::check_empty_scans(lookback_variants());
 }

@@ -12,29 +12,16 @@
 
 namespace {
 
-// The scan chapters' sizes (scan_testing.cuh), split: below 2^28 for every variant; 2^28, 2^30 + 1025 and
-// 2^31 + 1025 (seconds of CPU checking each) for one configuration per code path: cp.async with rows in
-// registers and the rescan (the stage), the whole tile staged with offsets kept, bulk copies, and tile =
-// blockIdx.x with programmatic launch. The index arithmetic is the same code for every shape.
-std::vector<std::uint64_t> sizes_where(bool large) {
-  std::vector<std::uint64_t> sizes = tut::scan::scan_test_sizes();
-  for (std::uint64_t n : tut::scan::scan_test_sizes_64bit()) sizes.push_back(n);
-  std::vector<std::uint64_t> chosen;
-  for (std::uint64_t n : sizes)
-    if ((n >= (std::uint64_t{1} << 28)) == large) chosen.push_back(n);
-  return chosen;
-}
-
+// The sizes of 2^28 and more (lookback_testing::scan_sizes_where(true)) run for one configuration per code path:
+// cp.async with rows in registers and the rescan (the stage), the whole tile staged with offsets kept, bulk
+// copies, and tile = blockIdx.x with programmatic launch. The index arithmetic is the same code for every shape.
 const std::vector<std::string> kOneConfigPerPath = {
     "scan-lookback-landing-zone", "lookback-staged-cpasync-t128-i48", "lookback-rescan-hybrid-bulk-t128-s48-r32",
     "lookback-rescan-hybrid-cpasync-t128-s48-r32-blockidx-pdl"};  // (CUB: chapters 05-13 and 15 check it)
 
 // Every variant's tile (threads x (staged + register items)), to test the sizes around it for the variants
 // that have it.
-struct TileOf {
-  std::uint64_t tile;
-  std::vector<std::string> variants;
-};
+using lookback_testing::TileOf;
 const std::vector<TileOf> kTiles = {
     {4096, {"lookback-staged-cpasync-t128-i32", "lookback-staged-cpasync-t32-i128"}},
     {5120, {"lookback-rescan-hybrid-cpasync-t64-s48-r32"}},
@@ -68,27 +55,20 @@ std::vector<std::uint64_t> repeated_run_sizes() {
 }  // namespace
 
 TEST_CASE("every variant matches the CPU reference at adversarial sizes below 2^28") {
-  tut::testing::check_all_variants(chapter_spec(), sizes_where(false));
+  tut::testing::check_all_variants(chapter_spec(), lookback_testing::scan_sizes_where(false));
 }
 
 TEST_CASE("one configuration per code path at 2^28, 2^30 + 1025 and 2^31 + 1025 (64-bit indexing)") {
-  tut::testing::check_all_variants(tut::testing::only_variants(chapter_spec(), kOneConfigPerPath), sizes_where(true));
+  tut::testing::check_all_variants(tut::testing::only_variants(chapter_spec(), kOneConfigPerPath),
+                                   lookback_testing::scan_sizes_where(true));
 }
 
 TEST_CASE("17: sizes at the tile boundaries of every configuration") {
-  std::size_t covered = 0;
-  for (const TileOf& t : kTiles) {
-    CAPTURE(t.tile);
-    covered += t.variants.size();
-    tut::testing::check_all_variants(tut::testing::only_variants(chapter_spec(), t.variants),
-                                     lookback_testing::tile_boundary_sizes(t.tile));
-  }
-  CHECK(covered == landing_zone_variants().size());  // every variant's tile is in the list
+  lookback_testing::check_tile_boundaries(chapter_spec(), kTiles, landing_zone_variants().size());
 }
 
 TEST_CASE("17: repeated runs on one workspace give the same, correct result") {
-  for (const auto& variant : landing_zone_variants())
-    for (std::uint64_t n : repeated_run_sizes()) lookback_testing::check_repeated_runs(variant, n);
+  lookback_testing::check_repeated_runs_all(landing_zone_variants(), repeated_run_sizes());
 }
 
 TEST_CASE("17: buffers that are not 16-byte aligned take the element-by-element path") {
@@ -104,10 +84,7 @@ TEST_CASE("17: buffers 16 bytes past a 256-byte boundary keep the cp.async and b
 }
 
 TEST_CASE("17: n = 0 enqueues nothing") {
-  for (const auto& variant : landing_zone_variants()) {
-    variant.scan(nullptr, nullptr, 0, nullptr, 0);
-    TUT_CUDA_CHECK(cudaDeviceSynchronize());
-  }
+  lookback_testing::check_empty_scans(landing_zone_variants());
 }
 
 // The launcher's carry_in (what a multi-GPU scan passes to continue the scan of the previous device's part) is
