@@ -4,10 +4,8 @@
 // The same source tests the exercise and the solution.
 #include <sgemm_naive_kernel.cuh>
 
-#include "exercise_testing.cuh"
-#include "gemm/gemm_testing.cuh"
+#include "gemm_exercise_testing.cuh"
 
-#include <cstdio>
 #include <vector>
 
 using namespace exercise_testing;
@@ -25,12 +23,5 @@ TEST_CASE("20: the naive SGEMM matches cuBLAS and the CPU reference at every sha
 }
 
 TEST_CASE("measure" * doctest::skip()) {
-  print_device();
-  const int s = 4096;
-  tut::gemm::GemmProblem p(s, s, s, tut::gemm::kDefaultAlpha, tut::gemm::kDefaultBeta, 1);
-  const double flops = 2.0 * s * static_cast<double>(s) * s, bytes = 4.0 * 4.0 * s * static_cast<double>(s);
-  std::printf("C = alpha A B + beta C, M = N = K = %d\n", s);
-  print_row("cublasSgemm (FP32, no TF32)", median_ms("20-sgemm-naive-kernel", "cublas", [&](cudaStream_t st) { p.run_cublas(st); }),
-            bytes, flops);
-  print_row("naive", median_ms("20-sgemm-naive-kernel", "naive", [&](cudaStream_t st) { p.run(sgemm_naive_kernel::sgemm, st); }), bytes, flops);
+  measure_sgemm_against_cublas("20-sgemm-naive-kernel", "naive", sgemm_naive_kernel::sgemm);
 }

@@ -4,10 +4,8 @@
 // The same source tests the exercise and the solution.
 #include <sgemm_register_inner_product.cuh>
 
-#include "exercise_testing.cuh"
-#include "gemm/gemm_testing.cuh"
+#include "gemm_exercise_testing.cuh"
 
-#include <cstdio>
 #include <vector>
 
 using namespace exercise_testing;
@@ -25,12 +23,5 @@ TEST_CASE("22: the register-blocked SGEMM matches cuBLAS and the CPU reference a
 }
 
 TEST_CASE("measure" * doctest::skip()) {
-  print_device();
-  const int s = 4096;
-  tut::gemm::GemmProblem p(s, s, s, tut::gemm::kDefaultAlpha, tut::gemm::kDefaultBeta, 1);
-  const double flops = 2.0 * s * static_cast<double>(s) * s, bytes = 4.0 * 4.0 * s * static_cast<double>(s);
-  std::printf("C = alpha A B + beta C, M = N = K = %d\n", s);
-  print_row("cublasSgemm (FP32, no TF32)", median_ms("22-sgemm-register-inner-product", "cublas", [&](cudaStream_t st) { p.run_cublas(st); }),
-            bytes, flops);
-  print_row("register-blocked", median_ms("22-sgemm-register-inner-product", "register-blocked", [&](cudaStream_t st) { p.run(sgemm_register_inner_product::sgemm, st); }), bytes, flops);
+  measure_sgemm_against_cublas("22-sgemm-register-inner-product", "register-blocked", sgemm_register_inner_product::sgemm);
 }
