@@ -41,23 +41,28 @@ std::uint64_t available_host_bytes() {
   return UINT64_MAX;
 }
 
-bool memory_allows(const std::string& what, std::size_t device_bytes, std::size_t host_bytes) {
+MemoryLease claim_memory(const std::string& what, std::size_t device_bytes, std::size_t host_bytes) {
+  const bool large = device_bytes > kLargeCaseBytes || host_bytes > kLargeCaseBytes;
+  FileLock lock = large ? acquire_large_case_lock() : FileLock();
   const double gib = 1024.0 * 1024.0 * 1024.0;
   const std::size_t device_free = free_device_bytes();
   const std::uint64_t host_free = available_host_bytes();
+  // A large case leaves room for the small cases that the other GPU test processes may start beside it.
+  const double device_room = 0.9 * static_cast<double>(device_free) - (large ? large_case_margin_bytes(false) : 0);
+  const double host_room = 0.9 * static_cast<double>(host_free) - (large ? large_case_margin_bytes(true) : 0);
   std::ostringstream why;
   why << std::fixed << std::setprecision(1);
-  if (static_cast<double>(device_bytes) > 0.9 * static_cast<double>(device_free))
+  if (static_cast<double>(device_bytes) > device_room)
     why << what << " skipped: needs " << device_bytes / gib << " GiB of device memory, "
         << device_free / gib << " GiB free on this GPU";
-  else if (host_free != UINT64_MAX && static_cast<double>(host_bytes) > 0.9 * static_cast<double>(host_free))
+  else if (host_free != UINT64_MAX && static_cast<double>(host_bytes) > host_room)
     why << what << " skipped: needs " << host_bytes / gib << " GiB of host memory, "
         << host_free / gib << " GiB available on this machine";
   else
-    return true;
+    return MemoryLease(true, std::move(lock));
   MESSAGE(why.str());
   std::cerr << "note: " << why.str() << "\n";
-  return false;
+  return MemoryLease(false, FileLock());
 }
 
 namespace {
@@ -89,8 +94,8 @@ void check_all_variants(const ChapterSpec& spec, const std::vector<std::uint64_t
     }
     Options opt = test_options(spec, n, extra);
     auto w = spec.make_workload();
-    if (!memory_allows(spec.id + " at n = " + format_size(n), w->device_bytes(opt), w->host_bytes(opt)))
-      continue;
+    const MemoryLease lease = claim_memory(spec.id + " at n = " + format_size(n), w->device_bytes(opt), w->host_bytes(opt));
+    if (!lease) continue;
     w->prepare(opt, true);
     for (const auto& v : spec.variants) {
       if (!v.known_defect.empty()) continue;
@@ -104,6 +109,7 @@ void check_all_variants(const ChapterSpec& spec, const std::vector<std::uint64_t
       INFO(spec.id << " variant '" << v.name << "' at n = " << n << " (" << format_size(n) << ")");
       CHECK_MESSAGE(c.ok, c.message());
     }
+    w.reset();  // the memory goes back before the lease (and its lock) ends
   }
 }
 

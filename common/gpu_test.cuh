@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli.hpp"
 #include "runner.cuh"
+#include "test_locks.hpp"
 
 namespace tut::testing {
 
@@ -31,11 +33,25 @@ std::vector<std::uint64_t> adversarial_sizes(const std::vector<std::uint64_t>& e
 // cannot be read).
 std::uint64_t available_host_bytes();
 
-// True when a case needing `device_bytes` of device memory and `host_bytes` of host memory fits in what
-// this machine has free now (90% of each). Otherwise prints, as a doctest MESSAGE and on stderr, one line
-// "<what> skipped: needs ... , ... available" and returns false: the caller skips that case. The GPU suites
-// run one test at a time (is_parallel: false), so "free now" is what the case will get.
-bool memory_allows(const std::string& what, std::size_t device_bytes, std::size_t host_bytes);
+// The right to run one case that needs `device_bytes` of device memory and `host_bytes` of host memory, from
+// claim_memory(). False when the machine lacks the memory (the case must be skipped); while it lives, a large
+// case (test_locks.hpp) holds the large-case lock, so no other large case runs beside it.
+class MemoryLease {
+ public:
+  MemoryLease() = default;  // a lease on nothing (false)
+  MemoryLease(bool granted, FileLock lock) : granted_(granted), lock_(std::move(lock)) {}
+  explicit operator bool() const { return granted_; }
+
+ private:
+  bool granted_ = false;
+  FileLock lock_;
+};
+
+// Claims memory for one case. A large case first waits for the large-case lock. Then, if the case fits in 90% of
+// what is free now (less, for a large case, the margin the small cases beside it may take), grants it; otherwise
+// prints, as a doctest MESSAGE and on stderr, one line "<what> skipped: needs ..., ... available" and returns a
+// lease that is false: the caller skips that case. Keep the lease until the case's memory is freed.
+MemoryLease claim_memory(const std::string& what, std::size_t device_bytes, std::size_t host_bytes);
 
 // For each size (those above max_test_elements() are skipped with a message): prepares the
 // chapter's workload with seeded random input, and for every variant without a known defect (the vendor

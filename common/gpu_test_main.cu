@@ -1,12 +1,17 @@
 // main() for every GPU test executable: exit 77 (meson's SKIP) when no usable GPU is present,
 // so a machine without one reports these tests as skipped, never as passed. Set TUT_REQUIRE_GPU=1
-// (as tools/gpu-check does on the GPU machine) to turn that skip into a failure.
+// (docs/getting-started.md) to turn that skip into a failure on a machine that must have a GPU.
+//
+// Meson runs GPU test executables in parallel: each first takes one of a few GPU slots (test_locks.hpp), and
+// a case that needs much memory takes the large-case lock too (claim_memory in gpu_test.cuh).
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <cuda_runtime.h>
 #include "doctest.hpp"
 
 #include <cstdio>
 #include <cstdlib>
+
+#include "test_locks.hpp"
 
 int main(int argc, char** argv) {
   int count = 0;
@@ -26,6 +31,10 @@ int main(int argc, char** argv) {
     std::printf("SKIP: no usable CUDA GPU (%s); GPU tests need one of compute capability 7.5+\n", why);
     return 77;
   }
-  doctest::Context context(argc, argv);
+  // Held until the process exits: at most gpu_test_slots() GPU test processes share the GPU at once.
+  const tut::testing::FileLock slot = tut::testing::acquire_gpu_slot();
+  doctest::Context context;
+  context.setOption("duration", true);  // each case's time in the log: what a slow suite spends it on
+  context.applyCommandLine(argc, argv);
   return context.run();
 }

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "cuda_check.cuh"
 #include "device.cuh"
@@ -26,7 +29,7 @@ void cpu_inclusive_scan(const std::int32_t* in, std::int32_t* out, std::size_t n
         s += static_cast<std::uint32_t>(in[i]);
       base[c] = s;
     }
-  });
+  }, 1);
   std::uint32_t running = 0;
   for (auto& b : base) {
     std::uint32_t s = b;
@@ -41,7 +44,7 @@ void cpu_inclusive_scan(const std::int32_t* in, std::int32_t* out, std::size_t n
         out[i] = static_cast<std::int32_t>(s);
       }
     }
-  });
+  }, 1);
 }
 
 // CUB picks its offset type from the type of num_items: 32-bit counts below 2^31 (what a user
@@ -70,6 +73,79 @@ void cub_inclusive_sum(const std::int32_t* d_in, std::int32_t* d_out, std::size_
 
 namespace {
 
+// An inclusive scan y of x is the one array with y[0] = x[0] and y[i] - y[i-1] = x[i] (mod 2^32): so checking
+// that rule at every i checks every element exactly. x[i] is recomputed from the generator (device_random.cuh),
+// not read from the input buffer, so a kernel that wrote into its input fails too.
+struct ScanStepWrong {
+  const std::int32_t* in;
+  const std::int32_t* out;
+  std::uint64_t mixed_seed;  // splitmix64(seed), as fill_random_integers_on_device uses it
+  __device__ bool operator()(std::size_t i) const {
+    const auto x = static_cast<std::uint32_t>(static_cast<std::int32_t>(detail::device_splitmix64(mixed_seed ^ i)));
+    const std::uint32_t previous = i == 0 ? 0u : static_cast<std::uint32_t>(out[i - 1]);
+    return static_cast<std::uint32_t>(in[i]) != x || static_cast<std::uint32_t>(out[i]) - previous != x;
+  }
+};
+
+}  // namespace
+
+// Each chunk's sum is computed from the generator on all cores, without storing the input.
+std::vector<std::pair<std::size_t, std::int32_t>> scan_checkpoints(std::size_t n, std::uint64_t seed) {
+  const std::size_t chunks = (n + kCheckpointEvery - 1) / kCheckpointEvery;
+  std::vector<std::uint32_t> sums(chunks, 0);
+  parallel_for(chunks, [&](std::size_t b, std::size_t e) {
+    for (std::size_t c = b; c < e; ++c) {
+      std::uint32_t s = 0;
+      for (std::size_t i = c * kCheckpointEvery, end = std::min(n, i + kCheckpointEvery); i < end; ++i)
+        s += static_cast<std::uint32_t>(static_cast<std::int32_t>(random_bits(seed, i)));
+      sums[c] = s;
+    }
+  }, 1);
+  std::vector<std::pair<std::size_t, std::int32_t>> points;
+  std::uint32_t running = 0;
+  for (std::size_t c = 0; c < chunks; ++c) {
+    running += sums[c];
+    points.push_back({std::min(n, (c + 1) * kCheckpointEvery) - 1, static_cast<std::int32_t>(running)});
+  }
+  return points;
+}
+
+CheckResult check_scan_by_definition(const std::int32_t* d_in, const std::int32_t* d_out, std::size_t n,
+                                     std::uint64_t seed,
+                                     const std::vector<std::pair<std::size_t, std::int32_t>>& checkpoints) {
+  const BadCount bad = count_bad_on_device(n, ScanStepWrong{d_in, d_out, splitmix64(seed)});
+  CheckResult r;
+  if (bad.count > 0) {
+    const std::size_t i = bad.first;
+    const auto x = static_cast<std::int32_t>(random_bits(seed, i));
+    const std::int32_t previous = i == 0 ? 0 : detail::download_one(d_out + i - 1);
+    r.ok = false;
+    r.bad_count = bad.count;
+    r.first_bad = i;
+    r.expected = value_text(static_cast<std::int32_t>(static_cast<std::uint32_t>(previous) + static_cast<std::uint32_t>(x)));
+    r.actual = value_text(detail::download_one(d_out + i));
+    r.detail = detail::download_one(d_in + i) != x
+                   ? "the input was overwritten at index " + std::to_string(i)
+                   : "checked by the scan's definition: output[i] - output[i-1] must equal input[i]";
+    return r;
+  }
+  for (const auto& [i, want] : checkpoints) {
+    const std::int32_t got = detail::download_one(d_out + i);
+    if (got != want) {
+      r.ok = false;
+      r.bad_count = 1;
+      r.first_bad = i;
+      r.expected = value_text(want);
+      r.actual = value_text(got);
+      r.detail = "at a checkpoint of the CPU's scan";
+      return r;
+    }
+  }
+  return r;
+}
+
+namespace {
+
 class ScanWorkload final : public Workload {
  public:
   explicit ScanWorkload(std::vector<ScanVariant> variants) : variants_(std::move(variants)) {}
@@ -78,6 +154,12 @@ class ScanWorkload final : public Workload {
     std::size_t ws = cub_workspace_bytes(opt.size);
     for (const auto& v : variants_) ws = std::max(ws, v.workspace_bytes(opt.size));
     return 2 * opt.size * sizeof(std::int32_t) + ws;
+  }
+
+  // The input and the CPU's scan up to kFullReferenceUpTo; past it only the checkpoints.
+  std::size_t host_bytes(const Options& opt) const override {
+    if (opt.size <= kFullReferenceUpTo) return 2 * opt.size * sizeof(std::int32_t);
+    return (opt.size / kCheckpointEvery + 1) * sizeof(std::pair<std::size_t, std::int32_t>);
   }
 
   void prepare(const Options& opt, bool with_reference) override {
@@ -92,7 +174,11 @@ class ScanWorkload final : public Workload {
     workspace_ = DeviceBuffer<unsigned char>(ws);
     expected_dev_ = DeviceBuffer<std::int32_t>();
     expected_.clear();
-    if (with_reference) {
+    checkpoints_.clear();
+    seed_ = opt.seed;
+    if (with_reference && n_ > kFullReferenceUpTo) {
+      checkpoints_ = scan_checkpoints(n_, seed_);
+    } else if (with_reference) {
       const std::vector<std::int32_t> host = random_integers<std::int32_t>(n_, opt.seed);
       expected_.resize(n_);
       cpu_inclusive_scan(host.data(), expected_.data(), n_);
@@ -125,6 +211,7 @@ class ScanWorkload final : public Workload {
   }
 
   CheckResult check(const std::string&) override {
+    if (n_ > kFullReferenceUpTo) return check_scan_by_definition(in_.data(), out_.data(), n_, seed_, checkpoints_);
     if (expected_dev_.size() == n_ && n_ > 0) return compare_exact_on_device(expected_dev_.data(), out_.data(), n_);
     std::vector<std::int32_t> got = out_.download();
     return compare_exact(expected_, got);
@@ -142,6 +229,8 @@ class ScanWorkload final : public Workload {
   DeviceBuffer<unsigned char> workspace_;
   std::vector<std::int32_t> expected_;
   DeviceBuffer<std::int32_t> expected_dev_;
+  std::uint64_t seed_ = 0;
+  std::vector<std::pair<std::size_t, std::int32_t>> checkpoints_;
   static constexpr std::size_t kCompareOnDeviceFrom = std::size_t{1} << 24;
 };
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runner.cuh"
@@ -23,6 +24,26 @@ void cpu_inclusive_scan(const std::int32_t* in, std::int32_t* out, std::size_t n
 std::size_t cub_workspace_bytes(std::size_t n);
 void cub_inclusive_sum(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace,
                        std::size_t workspace_bytes, cudaStream_t stream);
+
+// Up to this size the tests compare every output element with the CPU's whole inclusive scan. Past it (2^30 +
+// 1025, 2^31 + 1025: the sizes that test 64-bit indexing) that reference would cost seconds and gigabytes of host
+// memory per case, so the output is checked by the scan's definition and at checkpoints (below).
+constexpr std::size_t kFullReferenceUpTo = std::size_t{1} << 28;
+// The CPU's scan is known exactly at every multiple of this (and at n - 1).
+constexpr std::size_t kCheckpointEvery = std::size_t{1} << 22;
+
+// The CPU's inclusive scan of random_integers<int32_t>(n, seed) at every kCheckpointEvery-th element and the
+// last: (index, value) pairs.
+std::vector<std::pair<std::size_t, std::int32_t>> scan_checkpoints(std::size_t n, std::uint64_t seed);
+
+// Checks d_out as the inclusive scan of d_in, which fill_random_integers_on_device(d_in, n, seed) made. An
+// inclusive scan y of x is the one array with y[0] = x[0] and y[i] - y[i-1] = x[i] (mod 2^32), so the GPU checks
+// that rule at every i (x recomputed from the generator: a kernel that wrote into its input fails too), and the
+// host compares the checkpoints. Every element is checked exactly; a bad element counts at most twice (its own
+// difference and the next one's), not once per element as in compare_exact.
+CheckResult check_scan_by_definition(const std::int32_t* d_in, const std::int32_t* d_out, std::size_t n,
+                                     std::uint64_t seed,
+                                     const std::vector<std::pair<std::size_t, std::int32_t>>& checkpoints);
 
 // One scan implementation: how much scratch it needs for n elements, and how to run it.
 // The scan enqueues its kernels on `stream` and must not allocate or synchronise.

@@ -1,10 +1,17 @@
 // Host tests of the harness: run everywhere, CI included, no GPU needed.
 #include <sstream>
+#include <string>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
 
 #include "cli.hpp"
 #include "doctest.hpp"
 #include "report.hpp"
 #include "stats.hpp"
+#include "test_locks.hpp"
 #include "verify.hpp"
 
 using namespace tut;
@@ -253,4 +260,100 @@ TEST_CASE("FP32 peak from SM count, lanes per SM and clock") {
   CHECK(r.pct_peak_fp32 == doctest::Approx(50.0));
   derive_rates(r, 0.0, 0.0);
   CHECK(r.pct_peak_fp32 == 0.0);
+}
+
+// ---- The GPU tests' locks (test_locks.hpp) --------------------------------------------------------
+namespace {
+
+// Whether another process can take `path`'s lock now (a child tries without waiting and reports by exit code).
+bool free_for_another_process(const std::string& path) {
+  const pid_t child = fork();
+  if (child == 0) _exit(tut::testing::FileLock::acquire(path, false).held() ? 0 : 1);
+  int status = 0;
+  waitpid(child, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+// Points the locks at a fresh directory for one test, and back on exit.
+struct ScopedLockDir {
+  std::string dir;
+  explicit ScopedLockDir(const std::string& name, const char* slots) {
+    char pattern[] = "/tmp/tut-locks-XXXXXX";
+    dir = std::string(mkdtemp(pattern)) + "/" + name;
+    setenv("TUT_TEST_LOCK_DIR", dir.c_str(), 1);
+    setenv("TUT_GPU_TEST_SLOTS", slots, 1);
+    unsetenv("TUT_TEST_LOCKS");
+  }
+  ~ScopedLockDir() {
+    unsetenv("TUT_TEST_LOCK_DIR");
+    unsetenv("TUT_GPU_TEST_SLOTS");
+  }
+};
+
+}  // namespace
+
+TEST_CASE("the large-case lock excludes other processes until it is released") {
+  ScopedLockDir scope("large", "4");
+  CHECK(tut::testing::lock_directory() == scope.dir);
+  const std::string path = scope.dir + "/large-case";
+  {
+    tut::testing::FileLock lock = tut::testing::acquire_large_case_lock();
+    REQUIRE(lock.held());
+    CHECK_FALSE(free_for_another_process(path));
+    tut::testing::FileLock moved = std::move(lock);  // the lock moves with its owner
+    CHECK_FALSE(lock.held());
+    CHECK_FALSE(free_for_another_process(path));
+  }
+  CHECK(free_for_another_process(path));
+}
+
+namespace {
+
+// A child process that takes a GPU slot, holds it for `hold_ms` and exits 0 if it got one.
+pid_t child_taking_a_slot(int hold_ms) {
+  const pid_t child = fork();
+  if (child == 0) {
+    tut::testing::FileLock mine = tut::testing::acquire_gpu_slot();
+    usleep(hold_ms * 1000);
+    _exit(mine.held() ? 0 : 1);
+  }
+  return child;
+}
+
+bool exited_ok(pid_t child) {
+  int status = 0;
+  return waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("GPU slots: each process takes a free one; with all taken it waits") {
+  // The holders are child processes: a forked child shares its parent's open locks, so the parent holds none.
+  ScopedLockDir scope("slots", "2");
+  CHECK(tut::testing::gpu_test_slots() == 2);
+  const pid_t first = child_taking_a_slot(600);
+  const pid_t second = child_taking_a_slot(600);
+  usleep(200 * 1000);
+  CHECK_FALSE(free_for_another_process(scope.dir + "/gpu-slot-0"));
+  CHECK_FALSE(free_for_another_process(scope.dir + "/gpu-slot-1"));
+  const pid_t third = child_taking_a_slot(0);
+  usleep(200 * 1000);
+  int status = 0;
+  CHECK(waitpid(third, &status, WNOHANG) == 0);  // both slots taken: still waiting
+  CHECK(exited_ok(first));
+  CHECK(exited_ok(second));
+  CHECK(exited_ok(third));  // it got a slot once one was free
+  CHECK(free_for_another_process(scope.dir + "/gpu-slot-0"));
+}
+
+TEST_CASE("locks off: TUT_TEST_LOCKS=0 takes nothing and leaves no margin") {
+  ScopedLockDir scope("off", "4");
+  setenv("TUT_TEST_LOCKS", "0", 1);
+  CHECK(tut::testing::lock_directory().empty());
+  CHECK_FALSE(tut::testing::acquire_gpu_slot().held());
+  CHECK_FALSE(tut::testing::acquire_large_case_lock().held());
+  CHECK(tut::testing::large_case_margin_bytes(false) == 0);
+  unsetenv("TUT_TEST_LOCKS");
+  CHECK(tut::testing::large_case_margin_bytes(false) == 3 * (tut::testing::kLargeCaseBytes + (std::size_t{1} << 29)));
+  CHECK(tut::testing::large_case_margin_bytes(true) == 3 * 2 * tut::testing::kLargeCaseBytes);
 }

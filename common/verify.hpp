@@ -32,11 +32,14 @@ inline std::uint64_t random_bits(std::uint64_t seed, std::uint64_t i) {
   return splitmix64(splitmix64(seed) ^ i);
 }
 
-// Runs body(begin, end) over [0, n) on all host cores.
+// Runs body(begin, end) over [0, n) on all host cores, in contiguous ranges of at least `min_items` items (so
+// cheap per-element loops stay on one thread for small n). Loops over heavy items, such as chunks of 2^22
+// elements, pass min_items = 1.
 template <class Body>
-void parallel_for(std::size_t n, Body body) {
-  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  if (n < (1u << 16) || threads == 1) {
+void parallel_for(std::size_t n, Body body, std::size_t min_items = std::size_t{1} << 14) {
+  const std::size_t most = std::max<std::size_t>(1, n / std::max<std::size_t>(1, min_items));
+  const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), most));
+  if (threads <= 1) {
     body(std::size_t{0}, n);
     return;
   }
@@ -143,7 +146,7 @@ CheckResult compare_exact(const T* expected, const T* actual, std::size_t n) {
           ++parts[p].bad;
         }
     }
-  });
+  }, 1);
   CheckResult r;
   for (const Part& p : parts) {
     if (p.bad && r.ok) {

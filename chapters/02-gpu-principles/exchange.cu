@@ -73,7 +73,7 @@ std::vector<float> exchange_reference(const std::vector<float>& in, int rounds) 
         std::copy(next.begin(), next.end(), cur);
       }
     }
-  });
+  }, 16);
   return out;
 }
 

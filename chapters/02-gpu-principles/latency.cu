@@ -123,7 +123,7 @@ class LatencyWorkload final : public tut::Workload {
     const std::uint64_t gap = spacing(v);
     tut::parallel_for(threads, [&](std::size_t b, std::size_t e) {
       for (std::size_t t = b; t < e; ++t) expected[t] = chase_jump(0, t * gap + steps_, mask_);
-    });
+    }, 256);
     std::vector<std::uint32_t> actual = chase_out_.download();
     actual.resize(threads);
     return tut::compare_exact(expected, actual);

@@ -122,7 +122,7 @@ std::vector<float> chain_reference(const std::vector<float>& init, std::size_t s
         default: detail::run_chains_cpu<8>(init, out, stride, t, steps, m); break;
       }
     }
-  });
+  }, 64);
   return out;
 }
 

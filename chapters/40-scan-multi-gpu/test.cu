@@ -224,7 +224,9 @@ TEST_CASE("40: past 2^31 elements per shard (two shards on one GPU, 64-bit reduc
     return;
   }
   const std::size_t device_bytes = 2 * mg::shard_device_bytes(mg::Split{n, 2}.largest(), 2);
-  if (!tut::testing::memory_allows("40 at n = 2^32 + 2051 on one GPU", device_bytes, 12 * n)) return;
+  const tut::testing::MemoryLease lease =
+      tut::testing::claim_memory("40 at n = 2^32 + 2051 on one GPU", device_bytes, 12 * n);
+  if (!lease) return;
   const std::uint64_t seed = tut::testing::test_seed() + 31;
   mg::DeviceGather gather;
   mg::ShardSet set(n, same_device(2));

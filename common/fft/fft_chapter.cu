@@ -244,7 +244,7 @@ class FftWorkload final : public Workload {
             ++bad[c];
           }
         }
-    });
+    }, 1);
     CheckResult r;
     for (std::size_t c = 0; c < chunks; ++c) {
       if (bad[c] && r.ok) {

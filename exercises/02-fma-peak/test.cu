@@ -24,7 +24,7 @@ std::vector<float> cpu_chains(const std::vector<float>& seeds, int iterations) {
       for (int k = 0; k < Chains; ++k) sum += x[k];
       out[t] = sum;
     }
-  });
+  }, 64);
   return out;
 }
 

@@ -28,7 +28,8 @@ TEST_CASE("14: the two-pass scan at adversarial sizes") {
 }
 
 TEST_CASE("14: the two-pass scan past 2^31 elements (64-bit indices)") {
-  // 16 GiB of device memory and about 24 GiB of host memory; skipped with a message where that does not fit.
+  // 16 GiB of device memory (the check runs on the GPU: check_inclusive_scan); skipped with a message where
+  // that does not fit.
   for (std::uint64_t n : sizes_that_fit({(1ull << 31) + 1025}, 8.5)) check(n);
 }
 

@@ -19,11 +19,13 @@
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuda_check.cuh"
 #include "device.cuh"
 #include "device_buffer.cuh"
+#include "device_random.cuh"
 #include "gpu_test.cuh"
 #include "scan_reference.cuh"
 #include "timing.cuh"
@@ -41,24 +43,61 @@ constexpr std::int32_t kPoisonInt32 = static_cast<std::int32_t>(0xABABABABu);
 // of times slower, and the hazards they look for (within a block or a warp) show at any size.
 constexpr std::uint64_t kSanitizerMaxElements = (1u << 20) + 1;
 
-// The sizes of `sizes` that this run can test: drops (with a message) those above the sanitizer cap
-// and those whose `bytes_per_element * n` would not fit in 90% of the free device memory, or whose host
-// side (input, reference, download: about twice the device bytes) would not fit in the host's.
-inline std::vector<std::uint64_t> sizes_that_fit(const std::vector<std::uint64_t>& sizes,
-                                                 double device_bytes_per_element) {
-  tut::require_supported_gpu();
-  std::vector<std::uint64_t> kept;
-  const std::uint64_t cap = tut::testing::under_sanitizer() ? kSanitizerMaxElements : tut::testing::max_test_elements();
-  for (std::uint64_t n : sizes) {
-    if (n > cap) {
-      MESSAGE("size " << tut::format_size(n) << " skipped under compute-sanitizer");
-      continue;
-    }
-    const auto device_bytes = static_cast<std::size_t>(device_bytes_per_element * static_cast<double>(n));
-    if (!tut::testing::memory_allows("size " + tut::format_size(n), device_bytes, 2 * device_bytes)) continue;
-    kept.push_back(n);
+// The sizes of `sizes` that this run can test, for a range-for: drops (with a message) those above the
+// sanitizer cap and those whose `bytes_per_element * n` would not fit in the free device memory, or whose host
+// side (input, reference, download: about twice the device bytes) would not fit in the host's. Each size is
+// claimed (tut::testing::claim_memory) only when the loop reaches it, and its lease lasts until the loop moves
+// on: a large size holds the large-case lock while its body runs.
+class SizesThatFit {
+ public:
+  SizesThatFit(std::vector<std::uint64_t> sizes, double device_bytes_per_element)
+      : sizes_(std::move(sizes)), bytes_per_element_(device_bytes_per_element) {
+    tut::require_supported_gpu();
   }
-  return kept;
+
+  class iterator {
+   public:
+    iterator(SizesThatFit* range, std::size_t i) : range_(range), i_(i) {}
+    std::uint64_t operator*() const { return range_->sizes_[i_]; }
+    iterator& operator++() {
+      range_->lease_ = tut::testing::MemoryLease();  // the body's buffers are gone: release before claiming again
+      i_ = range_->next_that_fits(i_ + 1);
+      return *this;
+    }
+    bool operator!=(const iterator& other) const { return i_ != other.i_; }
+
+   private:
+    SizesThatFit* range_;
+    std::size_t i_;
+  };
+
+  iterator begin() { return iterator(this, next_that_fits(0)); }
+  iterator end() { return iterator(this, sizes_.size()); }
+
+ private:
+  std::size_t next_that_fits(std::size_t i) {
+    const std::uint64_t cap =
+        tut::testing::under_sanitizer() ? kSanitizerMaxElements : tut::testing::max_test_elements();
+    for (; i < sizes_.size(); ++i) {
+      const std::uint64_t n = sizes_[i];
+      if (n > cap) {
+        MESSAGE("size " << tut::format_size(n) << " skipped under compute-sanitizer");
+        continue;
+      }
+      const auto device_bytes = static_cast<std::size_t>(bytes_per_element_ * static_cast<double>(n));
+      lease_ = tut::testing::claim_memory("size " + tut::format_size(n), device_bytes, 2 * device_bytes);
+      if (lease_) return i;
+    }
+    return i;
+  }
+
+  std::vector<std::uint64_t> sizes_;
+  double bytes_per_element_;
+  tut::testing::MemoryLease lease_;
+};
+
+inline SizesThatFit sizes_that_fit(const std::vector<std::uint64_t>& sizes, double device_bytes_per_element) {
+  return SizesThatFit(sizes, device_bytes_per_element);
 }
 
 // A different seed for every size and case, reproducible through TUT_TEST_SEED.
@@ -79,19 +118,32 @@ using ScanFn = std::function<void(const std::int32_t* d_in, std::int32_t* d_out,
                                   cudaStream_t stream)>;
 
 // Runs `scan` on n seeded random int32 (the whole int32 range, so sums wrap) with the output and the
-// workspace poisoned, `repeats` times, and REQUIREs each output to equal the CPU's inclusive scan.
+// workspace poisoned, `repeats` times, and REQUIREs each output to equal the CPU's inclusive scan: element by
+// element up to tut::scan::kFullReferenceUpTo, and past it (the 64-bit sizes) by the scan's definition on the
+// GPU and the CPU's checkpoints (tut::scan::check_scan_by_definition), with the input made on the GPU.
 inline void check_inclusive_scan(std::uint64_t n, std::size_t workspace_bytes, const ScanFn& scan, int repeats = 1) {
-  const std::vector<std::int32_t> in = tut::random_integers<std::int32_t>(n, seed_for(n));
-  std::vector<std::int32_t> expected(n);
-  tut::scan::cpu_inclusive_scan(in.data(), expected.data(), n);
-  tut::DeviceBuffer<std::int32_t> d_in(in), d_out(n);
+  const bool full_reference = n <= tut::scan::kFullReferenceUpTo;
+  std::vector<std::int32_t> expected;
+  std::vector<std::pair<std::size_t, std::int32_t>> checkpoints;
+  tut::DeviceBuffer<std::int32_t> d_in(n), d_out(n);
+  if (full_reference) {
+    const std::vector<std::int32_t> in = tut::random_integers<std::int32_t>(n, seed_for(n));
+    expected.resize(n);
+    tut::scan::cpu_inclusive_scan(in.data(), expected.data(), n);
+    d_in.upload(in);
+  } else {
+    tut::fill_random_integers_on_device(d_in.data(), n, seed_for(n));
+    checkpoints = tut::scan::scan_checkpoints(n, seed_for(n));
+  }
   tut::DeviceBuffer<unsigned char> workspace(workspace_bytes);
   for (int rep = 0; rep < repeats; ++rep) {
     d_out.poison();
     workspace.poison();  // a scan must not rely on its scratch being zero
     scan(d_in.data(), d_out.data(), n, workspace.data(), 0);
     sync_checked();
-    const tut::CheckResult r = tut::compare_exact(expected, d_out.download());
+    const tut::CheckResult r =
+        full_reference ? tut::compare_exact(expected, d_out.download())
+                       : tut::scan::check_scan_by_definition(d_in.data(), d_out.data(), n, seed_for(n), checkpoints);
     REQUIRE_MESSAGE(r.ok, where(n, repeats > 1 ? "run " + std::to_string(rep + 1) + " of " + std::to_string(repeats) : "")
                               << ": " << r.message());
   }

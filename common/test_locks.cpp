@@ -1,0 +1,97 @@
+#include "test_locks.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+namespace tut::testing {
+
+FileLock FileLock::acquire(const std::string& path, bool blocking) {
+  FileLock lock;
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return lock;
+  int rc;
+  do rc = ::flock(fd, LOCK_EX | (blocking ? 0 : LOCK_NB));
+  while (rc != 0 && errno == EINTR);
+  if (rc != 0) {
+    ::close(fd);
+    return lock;
+  }
+  lock.fd_ = fd;
+  return lock;
+}
+
+FileLock::FileLock(FileLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+
+FileLock& FileLock::operator=(FileLock&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = other.fd_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+FileLock::~FileLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing the only descriptor releases the flock
+}
+
+std::string lock_directory() {
+  const char* off = std::getenv("TUT_TEST_LOCKS");
+  if (off && std::string(off) == "0") return "";
+  std::string dir;
+  if (const char* d = std::getenv("TUT_TEST_LOCK_DIR"); d && *d) {
+    dir = d;
+  } else {
+    const char* tmp = std::getenv("TMPDIR");
+    dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/cuda-tutorial-test-locks-" + std::to_string(::getuid());
+  }
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    static bool warned = false;
+    if (!warned)
+      std::cerr << "note: cannot make the test lock directory " << dir << " (" << std::strerror(errno)
+                << "); GPU tests run uncoordinated\n";
+    warned = true;
+    return "";
+  }
+  return dir;
+}
+
+int gpu_test_slots() {
+  const char* s = std::getenv("TUT_GPU_TEST_SLOTS");
+  const int slots = s ? std::atoi(s) : 4;
+  return slots >= 1 ? slots : 1;
+}
+
+FileLock acquire_gpu_slot() {
+  const std::string dir = lock_directory();
+  if (dir.empty()) return {};
+  const int slots = gpu_test_slots();
+  for (int i = 0; i < slots; ++i) {  // the first free slot, if any
+    FileLock lock = FileLock::acquire(dir + "/gpu-slot-" + std::to_string(i), false);
+    if (lock.held()) return lock;
+  }
+  // All taken: wait on one, chosen by process id so that the waiters spread over the slots.
+  return FileLock::acquire(dir + "/gpu-slot-" + std::to_string(::getpid() % slots), true);
+}
+
+FileLock acquire_large_case_lock() {
+  const std::string dir = lock_directory();
+  if (dir.empty()) return {};
+  return FileLock::acquire(dir + "/large-case", true);
+}
+
+std::size_t large_case_margin_bytes(bool host) {
+  if (lock_directory().empty()) return 0;  // uncoordinated: nothing is known to run beside this case
+  constexpr std::size_t kContextBytes = std::size_t{1} << 29;  // a CUDA context's own device memory, roughly
+  const std::size_t per_slot = kLargeCaseBytes + (host ? kLargeCaseBytes : kContextBytes);
+  return static_cast<std::size_t>(gpu_test_slots() - 1) * per_slot;
+}
+
+}  // namespace tut::testing

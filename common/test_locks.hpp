@@ -1,0 +1,59 @@
+// How GPU test processes share one GPU and one host: meson runs them in parallel, and two file locks keep them
+// from competing for memory.
+//
+// - A GPU slot: every GPU test process holds one of gpu_test_slots() slots for its whole run (the doctest main
+//   takes it), so at most that many CUDA contexts and small cases share the GPU at once.
+// - The large-case lock: a case that needs more than kLargeCaseBytes of device or host memory holds it while it
+//   runs (tut::testing::claim_memory takes it), so large cases run one at a time, each with the memory it checked.
+//
+// The locks are flock(2) locks on files in lock_directory(), which is per user and machine-wide (the GPU is
+// shared by every build directory, so two checkouts tested at once coordinate too). The kernel drops a lock when
+// its process exits, killed or not, so a crashed test never leaves the others waiting.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace tut::testing {
+
+// A case above this much device or host memory is "large": it runs alone among large cases, and the memory it
+// checks for leaves room for the small cases of the other slots (large_case_margin_bytes).
+constexpr std::size_t kLargeCaseBytes = std::size_t{1} << 30;
+
+// An exclusive flock on one file, released by the destructor (or when the process ends).
+class FileLock {
+ public:
+  FileLock() = default;
+  // Opens (creating) `path` and locks it; blocking waits for the lock, otherwise returns an unheld FileLock
+  // when another process has it.
+  static FileLock acquire(const std::string& path, bool blocking);
+  FileLock(FileLock&& other) noexcept;
+  FileLock& operator=(FileLock&& other) noexcept;
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  ~FileLock();
+  bool held() const { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+};
+
+// Where the lock files live: TUT_TEST_LOCK_DIR if set, else ${TMPDIR:-/tmp}/cuda-tutorial-test-locks-<uid>.
+// Empty when TUT_TEST_LOCKS=0 (no coordination: for running one test by hand) or when the directory cannot be
+// made (then the tests run uncoordinated, and say so once on stderr).
+std::string lock_directory();
+
+// How many GPU test processes run at once: TUT_GPU_TEST_SLOTS if set (at least 1), else 4.
+int gpu_test_slots();
+
+// Takes a free GPU slot, waiting for one if all are taken. Unheld when lock_directory() is empty.
+FileLock acquire_gpu_slot();
+
+// Takes the large-case lock, waiting while another process holds it. Unheld when lock_directory() is empty.
+FileLock acquire_large_case_lock();
+
+// What a large case must leave free for the small cases running beside it, per other slot: on the device a
+// small case and a CUDA context, on the host two small cases' worth.
+std::size_t large_case_margin_bytes(bool host);
+
+}  // namespace tut::testing
