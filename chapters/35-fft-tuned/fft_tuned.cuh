@@ -522,15 +522,21 @@ void fft(const float2* in, float2* out, int log2n, long long batch, void* worksp
   launch_four_step<kTable>(in, out, log2n, batch, static_cast<float2*>(workspace), stream);
 }
 
-// The stage, chosen by measurement (H200, 2026-11-23, README "Variants measured"): chapter 34's two-pass plan
-// (E = 8..64 values per thread, so every N = 64..4096 takes two passes) in blocks of up to 256 threads, with
-// twiddles from sincospif. Against the first candidate stage (E = 16, the table) it was 0.92x instead of 0.78x
-// cuFFT at N = 64 (the plan), and sincospif instead of the table was 1.01x instead of 0.76x at N = 256.
+// The stage, chosen by measurement per length (H200, 2026-11-23, README "Variants measured"). Up to N = 1024:
+// chapter 34's two-pass plan (E = 8..64 values per thread, so every N = 64..1024 takes two passes) in blocks of up
+// to 256 threads, with twiddles from sincospif; against the first candidate stage (E = 16, the table) it was 0.92x
+// instead of 0.78x cuFFT at N = 64 (the plan), and sincospif instead of the table 1.01x instead of 0.76x at
+// N = 256. At N = 2048 and 4096 two passes need 32 and 64 values per thread, and radix-16 passes (E = 16, three of
+// them) with sincospif were faster: 0.88x cuFFT against the two-pass plan's 0.69x and 0.72x.
 using StageShape = Shape<0, 256>;
+using StageShapeLong = Shape<16, 256>;  // N = 2048, 4096
+constexpr int kStageLongFromLog2n = 11;
 constexpr bool kStageTwiddleTable = false;
 
 inline void fft_tuned(const float2* in, float2* out, int log2n, long long batch, void* workspace,
                       cudaStream_t stream) {
+  if (log2n >= kStageLongFromLog2n && log2n <= kMaxBlockLog2n)
+    return fft<StageShapeLong, kStageTwiddleTable>(in, out, log2n, batch, workspace, stream);
   fft<StageShape, kStageTwiddleTable>(in, out, log2n, batch, workspace, stream);
 }
 

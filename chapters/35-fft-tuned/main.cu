@@ -19,18 +19,25 @@ tut::fft::FftVariant candidate(const std::string& name, const std::string& descr
   v.on_demand = on_demand;
   return v;
 }
+
+// The stage: candidate()'s fields, launched through fft_tuned::fft_tuned, which picks the shape by length.
+tut::fft::FftVariant stage() {
+  tut::fft::FftVariant v = candidate<fft_tuned::StageShape, fft_tuned::kStageTwiddleTable>(
+      "fft-tuned",
+      "N=32..1024: chapter 34's two-pass plan (E = 8..64 values per thread), N=2048,4096: radix-16 passes; blocks of "
+      "up to 256 threads (several signals for N<4096), padded exchanges, sincospif twiddles; N=8,16: 256 signals per "
+      "block, 16-byte loads; N>=8192: four-step",
+      false);
+  v.launch = fft_tuned::fft_tuned;
+  return v;
+}
 }  // namespace
 
 // The stage first, then the tuning candidates (each covers every N; they differ for N = 32..4096 only).
 std::vector<tut::fft::FftVariant> tuned_variants() {
   using fft_tuned::Shape;
   return {
-      candidate<fft_tuned::StageShape, fft_tuned::kStageTwiddleTable>(
-          "fft-tuned",
-          "chapter 34's two-pass plan (E = 8..64 values per thread), blocks of up to 256 threads (several signals for "
-          "N<4096), padded exchanges, sincospif twiddles; N=8,16: 256 signals per block, 16-byte loads; N>=8192: "
-          "four-step",
-          false),
+      stage(),
       candidate<Shape<16, 256>>("e16-t256", "16 values per thread (radix-16 passes, 2-3 per N), 256-thread blocks, "
                                             "twiddle table (the first candidate for the stage)", true),
       candidate<Shape<16, 128>>("e16-t128", "e16-t256 with blocks of 128 threads (N=4096: 256)", true),
