@@ -527,7 +527,8 @@ void fft(const float2* in, float2* out, int log2n, long long batch, void* worksp
 // to 256 threads, with twiddles from sincospif; against the first candidate stage (E = 16, the table) it was 0.92x
 // instead of 0.78x cuFFT at N = 64 (the plan), and sincospif instead of the table 1.01x instead of 0.76x at
 // N = 256. At N = 2048 and 4096 two passes need 32 and 64 values per thread, and radix-16 passes (E = 16, three of
-// them) with sincospif were faster: 0.88x cuFFT against the two-pass plan's 0.69x and 0.72x.
+// them) with sincospif were faster: 0.88x cuFFT against the two-pass plan's 0.69x and 0.72x in one run, 0.84x as
+// the stage in the next (README "The stage by length").
 using StageShape = Shape<0, 256>;
 using StageShapeLong = Shape<16, 256>;  // N = 2048, 4096
 constexpr int kStageLongFromLog2n = 11;
