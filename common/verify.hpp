@@ -106,7 +106,7 @@ struct CheckResult {
     std::ostringstream m;
     m << "MISMATCH: ";
     if (bad_count) {
-      m << bad_count << " element" << (bad_count == 1 ? "" : "s") << " differ; first at index "
+      m << bad_count << (bad_count == 1 ? " element differs" : " elements differ") << "; first at index "
         << first_bad << ": expected " << expected << ", got " << actual;
       if (!detail.empty()) m << "; ";
     }
