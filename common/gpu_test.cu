@@ -1,10 +1,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
-#include <iomanip>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "cuda_check.cuh"
 #include "device.cuh"
@@ -43,25 +41,11 @@ std::uint64_t available_host_bytes() {
 
 MemoryLease claim_memory(const std::string& what, std::size_t device_bytes, std::size_t host_bytes) {
   const bool large = device_bytes > kLargeCaseBytes || host_bytes > kLargeCaseBytes;
-  FileLock lock = large ? acquire_large_case_lock() : FileLock();
-  const double gib = 1024.0 * 1024.0 * 1024.0;
-  const std::size_t device_free = free_device_bytes();
-  const std::uint64_t host_free = available_host_bytes();
-  // A large case leaves room for the small cases that the other GPU test processes may start beside it.
-  const double device_room = 0.9 * static_cast<double>(device_free) - (large ? large_case_margin_bytes(false) : 0);
-  const double host_room = 0.9 * static_cast<double>(host_free) - (large ? large_case_margin_bytes(true) : 0);
-  std::ostringstream why;
-  why << std::fixed << std::setprecision(1);
-  if (static_cast<double>(device_bytes) > device_room)
-    why << what << " skipped: needs " << device_bytes / gib << " GiB of device memory, "
-        << device_free / gib << " GiB free on this GPU";
-  else if (host_free != UINT64_MAX && static_cast<double>(host_bytes) > host_room)
-    why << what << " skipped: needs " << host_bytes / gib << " GiB of host memory, "
-        << host_free / gib << " GiB available on this machine";
-  else
-    return MemoryLease(true, std::move(lock));
-  MESSAGE(why.str());
-  std::cerr << "note: " << why.str() << "\n";
+  FileLock lock = large ? acquire_large_case_lock() : FileLock();  // before reading what is free
+  const std::string why = memory_shortfall(what, device_bytes, host_bytes, free_device_bytes(), available_host_bytes());
+  if (why.empty()) return MemoryLease(true, std::move(lock));
+  MESSAGE(why);
+  std::cerr << "note: " << why << "\n";
   return MemoryLease(false, FileLock());
 }
 

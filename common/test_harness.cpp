@@ -357,3 +357,28 @@ TEST_CASE("locks off: TUT_TEST_LOCKS=0 takes nothing and leaves no margin") {
   CHECK(tut::testing::large_case_margin_bytes(false) == 3 * (tut::testing::kLargeCaseBytes + (std::size_t{1} << 29)));
   CHECK(tut::testing::large_case_margin_bytes(true) == 3 * 2 * tut::testing::kLargeCaseBytes);
 }
+
+TEST_CASE("memory_shortfall: the skip line of a small GPU or host, room for the other slots, and what fits") {
+  ScopedLockDir scope("memory", "4");
+  const std::size_t gib = std::size_t{1} << 30;
+  // The 2^31 + 1025 scan case (about 16 GiB on the device) on a 16 GB GPU with 7.6 GiB free: skipped, one line.
+  const std::string small_gpu = tut::testing::memory_shortfall("05 at n = 2^31", 16 * gib, 0, 76 * gib / 10, 30 * gib);
+  CHECK(small_gpu == "05 at n = 2^31 skipped: needs 16.0 GiB of device memory, 7.6 GiB free on this GPU");
+  CHECK(small_gpu.find('\n') == std::string::npos);
+  // Host memory short: its own line.
+  CHECK(tut::testing::memory_shortfall("x", 2 * gib, 24 * gib, 140 * gib, 16 * gib) ==
+        "x skipped: needs 24.0 GiB of host memory, 16.0 GiB available on this machine");
+  // An H200 with everything free: the large case fits.
+  CHECK(tut::testing::memory_shortfall("x", 17 * gib, 0, 139 * gib, 125 * gib).empty());
+  // A large case must leave 3 other slots x (1 GiB case + 0.5 GiB context) = 4.5 GiB: 10 GiB free is 9 GiB of
+  // room, 4.5 after the margin, so a 5 GiB case skips; a small case of 0.9 GiB needs no margin.
+  CHECK_FALSE(tut::testing::memory_shortfall("x", 5 * gib, 0, 10 * gib, 125 * gib).empty());
+  CHECK(tut::testing::memory_shortfall("x", 4 * gib, 0, 10 * gib, 125 * gib).empty());
+  CHECK(tut::testing::memory_shortfall("x", 9 * gib / 10, 0, gib, 125 * gib).empty());
+  // Uncoordinated (TUT_TEST_LOCKS=0): no margin, 90% of what is free.
+  setenv("TUT_TEST_LOCKS", "0", 1);
+  CHECK(tut::testing::memory_shortfall("x", 8 * gib, 0, 10 * gib, 125 * gib).empty());
+  unsetenv("TUT_TEST_LOCKS");
+  // Host memory unknown (UINT64_MAX): not checked.
+  CHECK(tut::testing::memory_shortfall("x", gib, 500 * gib, 140 * gib, UINT64_MAX).empty());
+}

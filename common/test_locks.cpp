@@ -8,7 +8,9 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <iomanip>
 #include <iostream>
+#include <sstream>
 
 namespace tut::testing {
 
@@ -92,6 +94,26 @@ std::size_t large_case_margin_bytes(bool host) {
   constexpr std::size_t kContextBytes = std::size_t{1} << 29;  // a CUDA context's own device memory, roughly
   const std::size_t per_slot = kLargeCaseBytes + (host ? kLargeCaseBytes : kContextBytes);
   return static_cast<std::size_t>(gpu_test_slots() - 1) * per_slot;
+}
+
+std::string memory_shortfall(const std::string& what, std::size_t device_bytes, std::size_t host_bytes,
+                             std::size_t device_free, std::uint64_t host_free) {
+  const bool large = device_bytes > kLargeCaseBytes || host_bytes > kLargeCaseBytes;
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  // A large case leaves room for the small cases that the other GPU test processes may start beside it.
+  const double device_room =
+      0.9 * static_cast<double>(device_free) - static_cast<double>(large ? large_case_margin_bytes(false) : 0);
+  const double host_room =
+      0.9 * static_cast<double>(host_free) - static_cast<double>(large ? large_case_margin_bytes(true) : 0);
+  std::ostringstream why;
+  why << std::fixed << std::setprecision(1);
+  if (static_cast<double>(device_bytes) > device_room)
+    why << what << " skipped: needs " << device_bytes / gib << " GiB of device memory, " << device_free / gib
+        << " GiB free on this GPU";
+  else if (host_free != UINT64_MAX && static_cast<double>(host_bytes) > host_room)
+    why << what << " skipped: needs " << host_bytes / gib << " GiB of host memory, " << host_free / gib
+        << " GiB available on this machine";
+  return why.str();
 }
 
 }  // namespace tut::testing

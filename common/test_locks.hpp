@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace tut::testing {
@@ -55,5 +56,12 @@ FileLock acquire_large_case_lock();
 // What a large case must leave free for the small cases running beside it, per other slot: on the device a
 // small case and a CUDA context, on the host two small cases' worth.
 std::size_t large_case_margin_bytes(bool host);
+
+// Why a case that needs `device_bytes` of device and `host_bytes` of host memory does not fit in what is free
+// now, as one line "<what> skipped: needs 16.0 GiB of device memory, 7.6 GiB free on this GPU"; empty when it
+// fits in 90% of each, less large_case_margin_bytes() for a large case. host_free = UINT64_MAX: unknown, not
+// checked. (claim_memory in gpu_test.cuh asks this with the GPU's and the kernel's figures.)
+std::string memory_shortfall(const std::string& what, std::size_t device_bytes, std::size_t host_bytes,
+                             std::size_t device_free, std::uint64_t host_free);
 
 }  // namespace tut::testing
