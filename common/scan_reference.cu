@@ -16,20 +16,31 @@
 
 namespace tut::scan {
 
+namespace {
+
+// The wrapping (uint32) sum of value_at(i) over each chunk of `chunk` elements of [0, n), on all cores.
+template <class ValueAt>
+std::vector<std::uint32_t> chunk_sums(std::size_t n, std::size_t chunk, ValueAt value_at) {
+  std::vector<std::uint32_t> sums((n + chunk - 1) / chunk, 0);
+  parallel_for(sums.size(), [&](std::size_t b, std::size_t e) {
+    for (std::size_t c = b; c < e; ++c) {
+      std::uint32_t s = 0;
+      for (std::size_t i = c * chunk, end = std::min(n, i + chunk); i < end; ++i) s += value_at(i);
+      sums[c] = s;
+    }
+  }, 1);
+  return sums;
+}
+
+}  // namespace
+
 void cpu_inclusive_scan(const std::int32_t* in, std::int32_t* out, std::size_t n) {
   // Two passes over chunks: chunk sums in parallel, a serial scan of the sums, then each chunk
   // scanned from its base in parallel. All arithmetic in uint32 so that overflow wraps.
   const std::size_t chunk = std::size_t{1} << 22;
   const std::size_t chunks = (n + chunk - 1) / chunk;
-  std::vector<std::uint32_t> base(chunks, 0);
-  parallel_for(chunks, [&](std::size_t b, std::size_t e) {
-    for (std::size_t c = b; c < e; ++c) {
-      std::uint32_t s = 0;
-      for (std::size_t i = c * chunk, end = std::min(n, i + chunk); i < end; ++i)
-        s += static_cast<std::uint32_t>(in[i]);
-      base[c] = s;
-    }
-  }, 1);
+  std::vector<std::uint32_t> base =
+      chunk_sums(n, chunk, [&](std::size_t i) { return static_cast<std::uint32_t>(in[i]); });
   std::uint32_t running = 0;
   for (auto& b : base) {
     std::uint32_t s = b;
@@ -91,16 +102,10 @@ struct ScanStepWrong {
 
 // Each chunk's sum is computed from the generator on all cores, without storing the input.
 std::vector<std::pair<std::size_t, std::int32_t>> scan_checkpoints(std::size_t n, std::uint64_t seed) {
-  const std::size_t chunks = (n + kCheckpointEvery - 1) / kCheckpointEvery;
-  std::vector<std::uint32_t> sums(chunks, 0);
-  parallel_for(chunks, [&](std::size_t b, std::size_t e) {
-    for (std::size_t c = b; c < e; ++c) {
-      std::uint32_t s = 0;
-      for (std::size_t i = c * kCheckpointEvery, end = std::min(n, i + kCheckpointEvery); i < end; ++i)
-        s += static_cast<std::uint32_t>(static_cast<std::int32_t>(random_bits(seed, i)));
-      sums[c] = s;
-    }
-  }, 1);
+  const std::vector<std::uint32_t> sums = chunk_sums(n, kCheckpointEvery, [&](std::size_t i) {
+    return static_cast<std::uint32_t>(static_cast<std::int32_t>(random_bits(seed, i)));
+  });
+  const std::size_t chunks = sums.size();
   std::vector<std::pair<std::size_t, std::int32_t>> points;
   std::uint32_t running = 0;
   for (std::size_t c = 0; c < chunks; ++c) {
