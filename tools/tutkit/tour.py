@@ -533,9 +533,10 @@ def split_passthrough(argv):
 
 def add_run_arguments(p):
     g = p.add_argument_group("building and choosing programs")
-    g.add_argument("--build", default=str(REPO_ROOT / "build"), metavar="DIR",
-                   help="build directory (default: build/ in the repository); configured with "
-                        "`meson setup DIR` if it is not one yet")
+    # BUILD, as tools/check reads it: a relative path is taken from the repository's root.
+    g.add_argument("--build", default=str(REPO_ROOT / os.environ.get("BUILD", "build")), metavar="DIR",
+                   help="build directory (default: $BUILD, as for tools/check, else build/ in the repository); "
+                        "configured with `meson setup DIR` if it is not one yet")
     g.add_argument("--no-build", action="store_true", help="run what is built; do not configure or build")
     g.add_argument("--setup-arg", action="append", default=[], metavar="ARG",
                    help="extra argument for `meson setup` when it configures, e.g. --setup-arg=-Dgpu_archs=90")
