@@ -372,7 +372,20 @@ TEST_CASE("memory_shortfall: the skip line of a small GPU or host, room for the 
   CHECK(tut::testing::memory_shortfall("x", 17 * gib, 0, 139 * gib, 125 * gib).empty());
   // A large case must leave 3 other slots x (1 GiB case + 0.5 GiB context) = 4.5 GiB: 10 GiB free is 9 GiB of
   // room, 4.5 after the margin, so a 5 GiB case skips; a small case of 0.9 GiB needs no margin.
-  CHECK_FALSE(tut::testing::memory_shortfall("x", 5 * gib, 0, 10 * gib, 125 * gib).empty());
+  CHECK(tut::testing::memory_shortfall("x", 5 * gib, 0, 10 * gib, 125 * gib) ==
+        "x skipped: needs 5.0 GiB of device memory and 4.5 GiB kept for the 3 other GPU tests that may run beside "
+        "it, 10.0 GiB free on this GPU");
+  // The 2^28 scan case (2 GiB) on an 8 GB GPU with 5.1 GiB free: the margin is what does not fit; alone
+  // (TUT_GPU_TEST_SLOTS=1) it fits. The same on the host.
+  CHECK(tut::testing::memory_shortfall("x", 2 * gib, 0, 51 * gib / 10, 14 * gib) ==
+        "x skipped: needs 2.0 GiB of device memory and 4.5 GiB kept for the 3 other GPU tests that may run beside "
+        "it, 5.1 GiB free on this GPU");
+  CHECK(tut::testing::memory_shortfall("x", 0, 2 * gib, 80 * gib, 7 * gib) ==
+        "x skipped: needs 2.0 GiB of host memory and 6.0 GiB kept for the 3 other GPU tests that may run beside "
+        "it, 7.0 GiB available on this machine");
+  setenv("TUT_GPU_TEST_SLOTS", "1", 1);
+  CHECK(tut::testing::memory_shortfall("x", 2 * gib, 0, 51 * gib / 10, 14 * gib).empty());
+  setenv("TUT_GPU_TEST_SLOTS", "4", 1);
   CHECK(tut::testing::memory_shortfall("x", 4 * gib, 0, 10 * gib, 125 * gib).empty());
   CHECK(tut::testing::memory_shortfall("x", 9 * gib / 10, 0, gib, 125 * gib).empty());
   // Uncoordinated (TUT_TEST_LOCKS=0): no margin, 90% of what is free.

@@ -107,12 +107,22 @@ std::string memory_shortfall(const std::string& what, std::size_t device_bytes, 
       0.9 * static_cast<double>(host_free) - static_cast<double>(large ? large_case_margin_bytes(true) : 0);
   std::ostringstream why;
   why << std::fixed << std::setprecision(1);
+  // "needs X GiB of device memory[ and Y GiB kept for the N other GPU tests beside it], Z GiB free on this GPU":
+  // the margin is named only where it, not the case alone, is what does not fit.
+  const auto line = [&](const char* kind, std::size_t need, double room, std::size_t margin, std::uint64_t free,
+                        const char* free_where) {
+    why << what << " skipped: needs " << need / gib << " GiB of " << kind << " memory";
+    if (static_cast<double>(need) <= room + static_cast<double>(margin))
+      why << " and " << margin / gib << " GiB kept for the " << gpu_test_slots() - 1
+          << " other GPU tests that may run beside it";
+    why << ", " << free / gib << " GiB " << free_where;
+  };
   if (static_cast<double>(device_bytes) > device_room)
-    why << what << " skipped: needs " << device_bytes / gib << " GiB of device memory, " << device_free / gib
-        << " GiB free on this GPU";
+    line("device", device_bytes, device_room, large ? large_case_margin_bytes(false) : 0, device_free,
+         "free on this GPU");
   else if (host_free != UINT64_MAX && static_cast<double>(host_bytes) > host_room)
-    why << what << " skipped: needs " << host_bytes / gib << " GiB of host memory, " << host_free / gib
-        << " GiB available on this machine";
+    line("host", host_bytes, host_room, large ? large_case_margin_bytes(true) : 0, host_free,
+         "available on this machine");
   return why.str();
 }
 

@@ -20,7 +20,7 @@ TOOLS = Path(__file__).resolve().parent
 FIXTURES = TOOLS / "fixtures"
 sys.path.insert(0, str(TOOLS))
 
-from tutkit import bootstrap, common, ncu, results, sanitize, tour  # noqa: E402
+from tutkit import bootstrap, common, ncu, results, sanitize, testlog, tour  # noqa: E402
 from tutkit.common import ToolError  # noqa: E402
 
 
@@ -575,7 +575,7 @@ class ResultsTest(unittest.TestCase):
             other = build.dir / "chapters" / "14-scan-two-pass" / "14-scan-two-pass"
             ns = argparse_namespace(budget_ms=None, reps=None, warmup=None, seed=None, no_check=False,
                                     flush_l2=False, size=None, timeout=60)
-            with contextlib.redirect_stderr(open(os.devnull, "w")):
+            with open(os.devnull, "w") as devnull, contextlib.redirect_stderr(devnull):
                 # a chapter numbered 04 whose program lacks --selectivity: no sweep, no failed runs
                 sweeps = results.run_sweeps(ns, [("04-other", other)], ["2^16"], ["0", "50"])
             self.assertEqual(sweeps, {})
@@ -810,6 +810,51 @@ class NcuEndToEndTest(unittest.TestCase):
         status, _, err = call(ncu.main, ["--program", str(self.program), "--ncu", str(self.build.dir / "no-ncu")])
         self.assertEqual(status, 2)
         self.assertIn("no such file", err)
+
+
+# ---- tools/check's summary --------------------------------------------------------------------
+
+class CheckSummaryTest(unittest.TestCase):
+    def test_counts_and_memory_skips(self):
+        c = testlog.parse_testlog((FIXTURES / "testlog-small-gpu.json").read_text())
+        self.assertEqual((c["passed"], c["failed"], c["skipped"], c["total"]), (3, 1, 1, 5))
+        self.assertEqual(c["failed_names"], ["20-sgemm-naive (TIMEOUT)"])
+        # One entry per distinct line, from stdout and stderr; a "note:" that is not a memory skip, or not at
+        # the start of a line, is not one.
+        self.assertEqual(c["memory_skips"], [
+            "05-scan-baseline: 05-scan-baseline at n = 2147484673 skipped: needs 16.0 GiB of device memory, "
+            "5.1 GiB free on this GPU",
+            "05-scan-baseline: 05-scan-baseline at n = 2^28 skipped: needs 2.0 GiB of device memory and 4.5 GiB "
+            "kept for the 3 other GPU tests that may run beside it, 5.1 GiB free on this GPU",
+            "14-scan-two-pass: 14-scan-two-pass at n = 2147484673 skipped: needs 16.0 GiB of device memory, "
+            "3.2 GiB free on this GPU",
+            "14-scan-two-pass: 14 at n = 2^31 skipped: needs 24.0 GiB of host memory, 14.0 GiB available on "
+            "this machine"])
+
+    def test_summary_lines(self):
+        c = testlog.parse_testlog((FIXTURES / "testlog-small-gpu.json").read_text())
+        lines = testlog.check_summary(c, 73, 78)
+        self.assertEqual(lines[0], "4 test case(s) skipped for lack of memory on this machine "
+                                   "(the rest of each test ran):")
+        self.assertEqual(len([l for l in lines if l.startswith("  14-scan-two-pass: ")]), 2)
+        self.assertIn("TUT_GPU_TEST_SLOTS=1 tools/check --suite gpu", lines[-3])
+        self.assertEqual(lines[-2:], ["build 73 s, tests 78 s", "tests: 3 passed, 1 failed, 1 skipped"])
+        # No margin named: no hint. Nothing skipped: the two lines alone.
+        c["memory_skips"] = [s for s in c["memory_skips"] if "kept for" not in s]
+        self.assertFalse(any("TUT_GPU_TEST_SLOTS" in l for l in testlog.check_summary(c, 1, 2)))
+        empty = testlog.parse_testlog("")
+        self.assertEqual(testlog.check_summary(empty, 1, 2), ["build 1 s, tests 2 s",
+                                                             "tests: 0 passed, 0 failed, 0 skipped"])
+
+    def test_as_tools_check_runs_it(self):
+        # tools/check's own command line, from the repository root; a missing log counts nothing.
+        code = 'import sys; sys.path.insert(0, "tools"); from tutkit.testlog import main; main(sys.argv[1:])'
+        self.assertIn(code, (TOOLS / "check").read_text())
+        for log, last in ((FIXTURES / "testlog-small-gpu.json", "tests: 3 passed, 1 failed, 1 skipped"),
+                          (Path(tempfile.mkdtemp()) / "none.json", "tests: 0 passed, 0 failed, 0 skipped")):
+            out = subprocess.run([sys.executable, "-B", "-c", code, str(log), "5", "6"], cwd=TOOLS.parent,
+                                 capture_output=True, text=True, check=True).stdout
+            self.assertEqual(out.splitlines()[-1], last)
 
 
 # ---- sanitize -----------------------------------------------------------------------------------

@@ -1,7 +1,6 @@
 """tools/sanitize: run the GPU tests under each compute-sanitizer tool (the meson test setups
 memcheck, racecheck, synccheck and initcheck) and print one summary line per tool."""
 
-import json
 import os
 import re
 import subprocess
@@ -11,40 +10,10 @@ from pathlib import Path
 
 from .common import (INSTALL_HINTS, REPO_ROOT, ArgumentParser, ToolError, find_program, meson_command, note,
                      parse_list, warn)
+from .testlog import parse_testlog
 from .tour import ensure_built, split_passthrough
 
 TOOLS = ["memcheck", "racecheck", "synccheck", "initcheck"]
-PASSED = {"OK", "EXPECTEDFAIL"}
-SKIPPED = {"SKIP"}
-# Anything else (FAIL, TIMEOUT, ERROR, UNEXPECTEDPASS, INTERRUPT) counts as a failure.
-
-
-def short_test_name(name):
-    """'cuda-optimisation-tutorial:gpu+05-scan-baseline / 05-scan-baseline' -> '05-scan-baseline'."""
-    return name.split(" / ", 1)[1] if " / " in name else name
-
-
-def parse_testlog(text):
-    """Counts of meson's JSON test log (one JSON object per line, as meson-logs/testlog-<setup>.json):
-    {"passed", "failed", "skipped", "total", "failed_names"}."""
-    counts = {"passed": 0, "failed": 0, "skipped": 0, "total": 0, "failed_names": []}
-    for i, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-            result = entry["result"]
-        except (json.JSONDecodeError, KeyError, TypeError):
-            raise ToolError(f"meson's test log line {i} is not a test result", status=1)
-        counts["total"] += 1
-        if result in PASSED:
-            counts["passed"] += 1
-        elif result in SKIPPED:
-            counts["skipped"] += 1
-        else:
-            counts["failed"] += 1
-            counts["failed_names"].append(f"{short_test_name(entry.get('name', '?'))} ({result})")
-    return counts
 
 
 def parse_meson_summary(text):
@@ -61,7 +30,7 @@ def parse_meson_summary(text):
     names = [f"{m.group(1)} ({m.group(2)})" for m in
              re.finditer(r"^\s*\d+/\d+\s+(?:\S+ / )?(\S+)\s+(FAIL|TIMEOUT|ERROR|UNEXPECTEDPASS)\b", text, re.M)]
     return {"passed": passed, "failed": failed, "skipped": skipped, "total": passed + failed + skipped,
-            "failed_names": names}
+            "failed_names": names, "memory_skips": []}
 
 
 def summary_line(tool, counts):
