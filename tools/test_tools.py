@@ -386,6 +386,42 @@ class TourEndToEndTest(unittest.TestCase):
             bootstrap.ensure_doctest(["meson"])
         self.assertIn("apt-get install doctest-dev", str(cm.exception))
 
+    def test_doctest_is_fetched_through_the_wrap(self):
+        # The wrap path with real git and meson, offline: subprojects/doctest.wrap as shipped, its URL pointed at
+        # a local repository shaped like doctest's (its header, a meson.build that provides `doctest`, the tag).
+        meson = common.meson_command()
+        header = next((d / "doctest" / "doctest.h" for d in (Path("/usr/include"), Path("/usr/local/include"))
+                       if (d / "doctest" / "doctest.h").is_file()), None)
+        if not (meson and shutil.which("git") and header):
+            self.skipTest("needs meson, git and a doctest.h to make the stand-in repository from")
+        wrap = (TOOLS.parent / "subprojects" / "doctest.wrap").read_text()
+        self.assertIn("url = https://github.com/doctest/doctest.git\n", wrap)
+        revision = next(l.split("=", 1)[1].strip() for l in wrap.splitlines() if l.startswith("revision"))
+        upstream = self.build.dir / "doctest-upstream"
+        (upstream / "doctest").mkdir(parents=True)
+        shutil.copy(header, upstream / "doctest" / "doctest.h")
+        (upstream / "meson.build").write_text(
+            "project('doctest', 'cpp')\n"
+            "doctest_dep = declare_dependency(include_directories: include_directories('doctest'))\n"
+            "meson.override_dependency('doctest', doctest_dep)\n")
+        git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"]
+        for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "stand-in"], ["tag", revision]):
+            subprocess.run(git + args, cwd=upstream, check=True, capture_output=True)
+        project = self.build.dir / "project"
+        (project / "subprojects").mkdir(parents=True)
+        (project / "meson.build").write_text("project('p', 'cpp')\n")
+        (project / "subprojects" / "doctest.wrap").write_text(
+            wrap.replace("https://github.com/doctest/doctest.git", upstream.as_uri()))
+        fetched = project / "subprojects" / "doctest" / "meson.build"
+        with mock.patch.object(bootstrap, "_doctest_present", side_effect=lambda: fetched.is_file()), \
+                mock.patch.object(bootstrap, "say") as said, mock.patch.object(bootstrap, "REPO_ROOT", project), \
+                mock.patch.object(bootstrap, "_apt_install", side_effect=AssertionError("apt-get not wanted")):
+            msg = bootstrap.ensure_doctest(meson)
+            self.assertEqual(msg, "fetched doctest through meson's wrap into subprojects/doctest")
+            self.assertTrue((project / "subprojects" / "doctest" / "doctest" / "doctest.h").is_file())
+            said.assert_called_once()
+            self.assertIsNone(bootstrap.ensure_doctest(meson))  # the second run reuses it
+
     def test_program_json_with_nan(self):
         self.assertEqual(tour.parse_program_json('{"a": nan, "b": [inf, -inf], "c": "nan"}'),
                          {"a": None, "b": [None, None], "c": "nan"})
