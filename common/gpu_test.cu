@@ -40,8 +40,8 @@ std::uint64_t available_host_bytes() {
 }
 
 MemoryLease claim_memory(const std::string& what, std::size_t device_bytes, std::size_t host_bytes) {
-  const bool large = device_bytes > kLargeCaseBytes || host_bytes > kLargeCaseBytes;
-  FileLock lock = large ? acquire_large_case_lock() : FileLock();  // before reading what is free
+  // The large-case lock first, then what is free: another large case may have held it until now.
+  FileLock lock = is_large_case(device_bytes, host_bytes) ? acquire_large_case_lock() : FileLock();
   const std::string why = memory_shortfall(what, device_bytes, host_bytes, free_device_bytes(), available_host_bytes());
   if (why.empty()) return MemoryLease(true, std::move(lock));
   MESSAGE(why);

@@ -394,4 +394,8 @@ TEST_CASE("memory_shortfall: the skip line of a small GPU or host, room for the 
   unsetenv("TUT_TEST_LOCKS");
   // Host memory unknown (UINT64_MAX): not checked.
   CHECK(tut::testing::memory_shortfall("x", gib, 500 * gib, 140 * gib, UINT64_MAX).empty());
+  // Large means more than 1 GiB of either kind.
+  CHECK_FALSE(tut::testing::is_large_case(gib, gib));
+  CHECK(tut::testing::is_large_case(gib + 1, 0));
+  CHECK(tut::testing::is_large_case(0, gib + 1));
 }

@@ -96,9 +96,13 @@ std::size_t large_case_margin_bytes(bool host) {
   return static_cast<std::size_t>(gpu_test_slots() - 1) * per_slot;
 }
 
+bool is_large_case(std::size_t device_bytes, std::size_t host_bytes) {
+  return device_bytes > kLargeCaseBytes || host_bytes > kLargeCaseBytes;
+}
+
 std::string memory_shortfall(const std::string& what, std::size_t device_bytes, std::size_t host_bytes,
                              std::size_t device_free, std::uint64_t host_free) {
-  const bool large = device_bytes > kLargeCaseBytes || host_bytes > kLargeCaseBytes;
+  const bool large = is_large_case(device_bytes, host_bytes);
   const double gib = 1024.0 * 1024.0 * 1024.0;
   // A large case leaves room for the small cases that the other GPU test processes may start beside it.
   const double device_room =

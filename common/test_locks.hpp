@@ -57,12 +57,17 @@ FileLock acquire_large_case_lock();
 // small case and a CUDA context, on the host two small cases' worth.
 std::size_t large_case_margin_bytes(bool host);
 
+// A case that needs more than kLargeCaseBytes of device or host memory: it holds the large-case lock and leaves
+// large_case_margin_bytes() free for the other slots.
+bool is_large_case(std::size_t device_bytes, std::size_t host_bytes);
+
 // Why a case that needs `device_bytes` of device and `host_bytes` of host memory does not fit in what is free
 // now, as one line "<what> skipped: needs 16.0 GiB of device memory, 7.6 GiB free on this GPU"; empty when it
 // fits in 90% of each, less large_case_margin_bytes() for a large case. Where the case alone would fit and the
 // margin does not, the line says so: "needs 2.0 GiB of device memory and 4.5 GiB kept for the 3 other GPU
-// tests that may run beside it, 5.1 GiB free on this GPU" (TUT_GPU_TEST_SLOTS=1 leaves no margin). host_free = UINT64_MAX: unknown, not
-// checked. (claim_memory in gpu_test.cuh asks this with the GPU's and the kernel's figures.)
+// tests that may run beside it, 5.1 GiB free on this GPU" (TUT_GPU_TEST_SLOTS=1 leaves no margin).
+// host_free = UINT64_MAX: unknown, not checked. (claim_memory in gpu_test.cuh asks this with the GPU's and the
+// kernel's figures.)
 std::string memory_shortfall(const std::string& what, std::size_t device_bytes, std::size_t host_bytes,
                              std::size_t device_free, std::uint64_t host_free);
 
