@@ -86,6 +86,7 @@ void check_all_variants(const ChapterSpec& spec, const std::vector<std::uint64_t
       // The vendor reference (CUB, cuBLAS, ...) is checked at every size up to kReferenceCheckedUpTo; the large
       // sizes test our own kernels' indexing, and rechecking the library there only costs time.
       if (v.reference && n > kReferenceCheckedUpTo) continue;
+      w->setup(v.name);
       w->poison(0);
       w->run(v.name, 0);
       TUT_CUDA_CHECK(cudaDeviceSynchronize());
@@ -116,6 +117,7 @@ CheckResult run_variant(const ChapterSpec& spec, const std::string& variant, std
   Options opt = test_options(spec, n, extra);
   auto w = spec.make_workload();
   w->prepare(opt, true);
+  w->setup(variant);
   w->poison(0);
   w->run(variant, 0);
   TUT_CUDA_CHECK(cudaDeviceSynchronize());

@@ -43,6 +43,7 @@ TimingPlan plan_from(const Options& opt) {
   p.reps = opt.reps;
   p.budget_ms = opt.budget_ms;
   p.flush_l2 = opt.flush_l2;
+  p.timed_range = "timed";
   if (opt.profile) p.min_reps = p.max_reps = 1;
   return p;
 }
@@ -66,11 +67,13 @@ std::vector<Result> measure_chapter(const ChapterSpec& spec, const Options& opt,
   std::size_t need = workload->device_bytes(opt);
   require_device_memory(need, what);
   workload->prepare(opt, opt.check);
+  for (const VariantSpec* v : variants) workload->setup(v->name);  // before any checked, timed or profiled run
   const TimingPlan plan = plan_from(opt);
 
-  // NVTX: one range for the chapter and one nested range per variant, so that
-  // `ncu --nvtx --nvtx-include "<chapter>/<variant>/"` (ncu's syntax for nested push/pop ranges)
-  // selects exactly one variant's kernels.
+  // NVTX: one range for the chapter, one nested range per variant, and inside it a range "timed" around the
+  // timed repetitions only (time_gpu), so that `ncu --nvtx --nvtx-include "<chapter>/<variant>/timed/"`
+  // (ncu's syntax for nested push/pop ranges) selects exactly the launches of one variant's timed run: not
+  // its checked run, its warm-up or its set-up.
   NvtxRange chapter_range(spec.id);
   std::vector<Result> rows;
   double memcpy_gbps = 0.0;

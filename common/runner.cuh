@@ -50,9 +50,16 @@ class Workload {
   virtual std::size_t host_bytes(const Options& opt) const { return 2 * device_bytes(opt); }
   // Allocates buffers, uploads the seeded input, and (when with_reference) computes the CPU reference.
   virtual void prepare(const Options& opt, bool with_reference) = 0;
+  // One-time set-up of `variant` on every device it will run on (shared-memory opt-in with
+  // cudaFuncSetAttribute, twiddle tables, communicators, vendor-library handles and plans): what a library
+  // does once when a plan or handle is made, not per call. The harness calls it after prepare() and before
+  // any checked, timed or profiled run of that variant, so run() never pays for it and never synchronises.
+  // Cache per device, not per process: one process may drive several GPUs.
+  virtual void setup(const std::string& variant) { (void)variant; }
   // Fills every output buffer with the poison pattern.
   virtual void poison(cudaStream_t stream) = 0;
-  // Enqueues one run of `variant` on `stream` (no synchronisation).
+  // Enqueues one run of `variant` on `stream`: launches and asynchronous copies only (no synchronisation, no
+  // allocation, no one-time set-up: see setup()).
   virtual void run(const std::string& variant, cudaStream_t stream) = 0;
   // Compares the outputs of the last run of `variant` with the reference.
   virtual CheckResult check(const std::string& variant) = 0;

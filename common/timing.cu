@@ -1,5 +1,6 @@
 #include <nvtx3/nvToolsExt.h>
 
+#include <memory>
 #include <vector>
 
 #include "cuda_check.cuh"
@@ -53,6 +54,8 @@ TimingStats time_gpu(const std::function<void(cudaStream_t)>& work, const Timing
   EventPair ev;
   for (int i = 0; i < plan.warmup; ++i) work(stream);
   TUT_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::unique_ptr<NvtxRange> timed;  // the range a profiler selects: every launch of the timed repetitions
+  if (!plan.timed_range.empty()) timed = std::make_unique<NvtxRange>(plan.timed_range);
   std::vector<double> samples;
   // The first timed run also sizes the adaptive repetition count.
   samples.push_back(ev.time_once(work, stream, plan.flush_l2));
