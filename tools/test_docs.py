@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""Host test of the docs lint (tools/lint-docs, tools/tutkit/docs_lint.py): the variant extractor against real
+--list output (tools/fixtures/list-*.txt), each rule on a fixture repository with planted errors, and the
+repository's own READMEs. No GPU, no build. Run: python3 tools/test_docs.py"""
+
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+from pathlib import Path
+
+sys.dont_write_bytecode = True
+TOOLS = Path(__file__).resolve().parent
+FIXTURES = TOOLS / "fixtures"
+sys.path.insert(0, str(TOOLS))
+
+from tutkit import docs_lint  # noqa: E402
+from tutkit.common import REPO_ROOT  # noqa: E402
+
+
+class ExtractorTest(unittest.TestCase):
+    def test_source_names_cover_each_list_fixture(self):
+        fixtures = sorted(FIXTURES.glob("list-*.txt"))
+        self.assertGreaterEqual(len(fixtures), 4)
+        for f in fixtures:
+            chapter = f.stem[len("list-"):]
+            listed = docs_lint.variants_from_list(f.read_text())
+            self.assertGreater(len(listed), 1, f)
+            src = docs_lint.variants_from_source(REPO_ROOT / "chapters" / chapter)
+            missing = {n for n in listed if not docs_lint.known_variant(n, src)}
+            self.assertEqual(missing, set(), f"{chapter}: --list names the extractor missed")
+
+    def test_names_built_at_run_time_and_comments(self):
+        src = textwrap.dedent('''
+            // {"commented-out", "not a variant"}
+            std::vector<V> v = {{"plain-one", "desc"}, {"with-number", 4}};
+            auto a = candidate<Shape<16, 256>>(
+                "multi-line", "desc");
+            for (int w : kWarps) v.push_back({std::string(chase ? "chase" : "fma") + "-warps-" + std::to_string(w)});
+            v.push_back({"gather-stride" + std::to_string(s)});
+            stage.name = "assigned";
+        ''')
+        names = docs_lint.names_in_source(src) | docs_lint.prefixes_in_source(src)
+        for n in ("plain-one", "with-number", "multi-line", "assigned"):
+            self.assertIn(n, names)
+        self.assertNotIn("commented-out", names)
+        for n in ("chase-warps-8", "fma-warps-64", "gather-stride32-block128"):
+            self.assertTrue(docs_lint.known_variant(n, names), n)
+        self.assertFalse(docs_lint.known_variant("chase-warps-", names))
+        self.assertFalse(docs_lint.known_variant("plain-two", names))
+
+    def test_list_json_and_text(self):
+        j = json.dumps([{"name": "a-1", "description": "x", "reference": False, "on_demand": True,
+                         "known_defect": ""}, {"name": "cub", "reference": True}])
+        self.assertEqual(docs_lint.variants_from_list(j), {"a-1", "cub"})
+        self.assertEqual(docs_lint.variants_from_list(json.dumps({"variants": [{"name": "b"}]})), {"b"})
+        self.assertEqual(docs_lint.variants_from_list("x-1 (on demand)\tdesc\ncub (reference)\tcub\n"), {"x-1", "cub"})
+
+    def test_slug(self):
+        self.assertEqual(docs_lint.slug("Run it: `--variant` & more (2^28)"), "run-it---variant--more-228")
+        self.assertEqual(docs_lint.anchors("# A\n## A\n```\n# not\n```\n"), {"a", "a-1"})
+
+
+CLEAN_README = """\
+# 99: a fake stage
+
+## The idea in one line
+
+| variant | GB/s |
+|---|---:|
+| fake-stage | 1 |
+| `fake-t128` | 2 |
+
+`dram__bytes_read.sum` says why. See [the harness](../../docs/harness.md#timing) and [below](#more),
+`common/runner.cuh` and chapters/99-fake/main.cu. Run `--variant fake-t128` or `cub`; chapter 98's
+`other-stage` compares.
+
+## More
+
+<!-- measured: 99-fake -->
+{block}
+<!-- /measured -->
+"""
+
+RESULTS_MD = """\
+# Measured results
+
+| GPU | Fake GPU |
+| driver | 1 |
+| CUDA | 13.0 |
+| date (UTC) | 2026-01-01T00:00:00Z |
+| commit | `abcdef1` |
+
+## Every chapter program
+
+### 99-fake
+
+| variant | GB/s |
+|---|---:|
+| fake-stage | 1 |
+"""
+
+
+class FixtureRepo:
+    """A minimal repository: one chapter (99-fake) with sources and README, another (98) and docs/."""
+
+    def __init__(self, readme=None):
+        self.root = Path(tempfile.mkdtemp(prefix="docs-lint-"))
+        for d in ("chapters/99-fake", "chapters/98-other", "common", "docs/results", "tools"):
+            (self.root / d).mkdir(parents=True)
+        (self.root / "common/runner.cuh").write_text("")
+        (self.root / "common/scan_reference.cu").write_text(
+            'spec.variants.push_back({"cub", "cub::DeviceScan::InclusiveSum", true, ""});\n')
+        (self.root / "chapters/99-fake/main.cu").write_text(textwrap.dedent('''
+            return tut::scan::make_scan_chapter("99-fake", "t", {
+                {"fake-stage", "the stage", ws, launch, ""},
+                candidate<Shape<128>>("fake-t128", "on demand"),
+            });'''))
+        (self.root / "chapters/98-other/main.cu").write_text('{"other-stage", "d"}\n')
+        (self.root / "chapters/98-other/README.md").write_text("# 98\n")
+        (self.root / "docs/harness.md").write_text("# Harness\n\n## Timing\n")
+        self.results = self.root / "docs/results/fake.md"
+        self.results.write_text(RESULTS_MD)
+        self.readme = self.root / "chapters/99-fake/README.md"
+        self.readme.write_text(readme if readme is not None else self.clean())
+
+    def clean(self):
+        import importlib.machinery
+        import importlib.util
+        spec = importlib.util.spec_from_loader("fm", importlib.machinery.SourceFileLoader(
+            "fm", str(REPO_ROOT / "tools/fill-measured")))
+        fm = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(fm)
+        block = fm.results_fills(self.results)["99-fake"]
+        return CLEAN_README.format(block=block)
+
+    def lint(self, done=()):
+        (self.root / "tools/docs-screen-done.txt").write_text("".join(f"{c}\n" for c in done))
+        return docs_lint.Lint(self.root).run()
+
+    def close(self):
+        shutil.rmtree(self.root)
+
+
+class RulesTest(unittest.TestCase):
+    def setUp(self):
+        self.repo = FixtureRepo()
+        self.addCleanup(self.repo.close)
+        self.clean = self.repo.readme.read_text()
+
+    def findings(self, text=None, done=()):
+        if text is not None:
+            self.repo.readme.write_text(text)
+        return [(line, rule, msg) for _, line, rule, msg in self.repo.lint(done).findings]
+
+    def test_clean_fixture_passes(self):
+        self.assertEqual(self.findings(), [])
+        self.assertEqual([c for c, _ in self.repo.lint().screen], ["98-other"])  # its README is a bare title
+
+    def plant(self, old, new):
+        text = self.clean
+        self.assertIn(old, text)
+        return text.replace(old, new, 1)
+
+    def assert_caught(self, text, rule, needle, line):
+        got = self.findings(text)
+        hits = [f for f in got if f[1] == rule and needle in f[2]]
+        self.assertTrue(hits, f"{rule} {needle!r} not caught; findings: {got}")
+        self.assertEqual(hits[0][0], line, got)
+
+    def test_bad_link(self):
+        self.assert_caught(self.plant("../../docs/harness.md#timing", "../../docs/harnes.md"), "link", "harnes.md", 10)
+
+    def test_bad_anchor(self):
+        self.assert_caught(self.plant("#timing", "#timings"), "link", "#timings", 10)
+        self.assert_caught(self.plant("(#more)", "(#less)"), "link", "#less", 10)
+
+    def test_bad_quoted_path(self):
+        self.assert_caught(self.plant("`common/runner.cuh`", "`common/runner.cu`"), "path", "common/runner.cu", 11)
+
+    def test_tmp_path(self):
+        self.assert_caught(self.plant("## More\n", "## More\n\n    /tmp/bc/chapters/99-fake/99-fake\n"),
+                           "tmp", "/tmp/bc/chapters", 16)
+
+    def test_issue_reference(self):
+        self.assert_caught(self.plant("says why.", "says why (issue #3)."), "issue", "issue #3", 10)
+        self.assert_caught(self.plant("says why.", "meets the issue's targets."), "issue", "the issue's", 10)
+        # ncu's issue-slot figure is no reference
+        self.assertEqual(self.findings(self.plant("says why.", "says why: issue 78.0% active.")), [])
+
+    def test_unknown_variant(self):
+        self.assert_caught(self.plant("--variant fake-t128", "--variant fake-t256"), "variant", "fake-t256", 11)
+        self.assert_caught(self.plant("| `fake-t128` |", "| fake-t64 |"), "variant", "fake-t64", 8)
+        self.assert_caught(self.plant("`cub`;", "`fake-t512`;"), "variant", "fake-t512", 11)
+        # a former name is accepted once the README declares it
+        text = self.plant("--variant fake-t128", "--variant fake-t128 (once `fake-t96`) "
+                          "<!-- former-variants: fake-t96 -->")
+        self.assertEqual(self.findings(text), [])
+
+    def test_measured_block_out_of_date(self):
+        self.assert_caught(self.plant("| fake-stage | 1 |\n\n(Full", "| fake-stage | 2 |\n\n(Full"),
+                           "measured", "differs", 16)
+
+    def test_stale_results_link(self):
+        text = self.plant("## More\n", "## More\n\nOne run, commit `1234567` ([r](../../docs/results/fake.md)).\n")
+        self.assert_caught(text, "stale", "abcdef1", 16)
+        ok = self.plant("## More\n", "## More\n\nOne run, commit `abcdef1` ([r](../../docs/results/fake.md)).\n")
+        self.assertEqual(self.findings(ok), [])
+
+    def test_first_screen_is_a_list_until_done(self):
+        text = self.plant("`dram__bytes_read.sum` says why.", "The DRAM bytes say why.")
+        self.assertEqual(self.findings(text), [])
+        self.assertIn(("99-fake", ["an ncu metric (`xxx__yyy`)"]), self.repo.lint().screen)
+        got = self.findings(text, done=["99-fake"])
+        self.assertEqual([f[1] for f in got], ["screen"])
+
+    def test_command_line_exit_status(self):
+        cmd = [sys.executable, str(TOOLS / "lint-docs"), "--root", str(self.repo.root)]
+        self.assertEqual(subprocess.run(cmd, capture_output=True).returncode, 0)
+        self.repo.readme.write_text(self.plant("says why.", "says why (issue #3)."))
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("chapters/99-fake/README.md:10: issue:", r.stdout)
+        r = subprocess.run(cmd[:-1] + ["/nonexistent"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1)
+
+
+class RepositoryTest(unittest.TestCase):
+    def test_repository_docs_pass(self):
+        lint = docs_lint.Lint(REPO_ROOT).run()
+        self.assertEqual(["%s:%s: %s: %s" % f for f in lint.findings], [])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)

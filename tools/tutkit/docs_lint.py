@@ -1,0 +1,404 @@
+"""tools/lint-docs: checks that the READMEs hold up. Files: every chapters/*/README.md, docs/*.md and README.md.
+
+Rules (each finding is one line `FILE:LINE: RULE: message`):
+  link      a relative link's file exists; a #anchor into a .md names a heading of it (GitHub's slugs)
+  path      a repo path quoted in text or backticks (chapters/..., common/..., tools/..., docs/...,
+            exercises/..., solutions/...) exists; paths with a placeholder (*, <, NN) are not checked
+  tmp       no temporary path (/tmp/...) outside a measured block (the blocks come from the results file)
+  issue     no reference to an issue ("issue #19", "Issue 14", "the issue's ...")
+  variant   a variant name quoted in a chapter README (after --variant, in the first column of a table headed
+            "variant" outside measured blocks, or in backticks when shaped like one of the chapter's names)
+            is in the chapter's variant list: read from the sources (see variants_from_source) or, with
+            --build DIR, from the built program's --list. A name the variant had once is accepted when the README
+            declares it: <!-- former-variants: NAME ... --> (beside the sentence that says when it was so named)
+  measured  a measured block that cites its results file ("(Full results and the command: [..](FILE).)")
+            is exactly what tools/fill-measured would write from FILE today
+  stale     a paragraph that links a results file (docs/results/*.md or .json) and names a commit names the commit
+            that file holds (otherwise the values it cites are only in git history)
+  screen    the first screen (first 40 lines) of a chapter README has: a "## " heading or a bold lead
+            ("**...**") that carries the idea, a table (a "|---" separator line, or a measured block opening),
+            and a named ncu metric (a backticked token with "__", e.g. `dram__bytes_read.sum`). Reported for
+            every chapter; an error only for chapters listed in tools/docs-screen-done.txt.
+"""
+
+import importlib.machinery
+import importlib.util
+import json
+import re
+import subprocess
+from pathlib import Path
+
+from .common import REPO_ROOT, ArgumentParser, ToolError
+
+SCREEN_LINES = 40
+SCREEN_DONE_FILE = "tools/docs-screen-done.txt"
+REPO_DIRS = ("chapters", "common", "tools", "docs", "exercises", "solutions")
+# Rows every chapter program prints besides its variants (the harness's copy bound).
+HARNESS_ROWS = {"cudaMemcpy", "all"}
+
+MEASURED = re.compile(r"<!-- measured: (?P<name>[\w.-]+) -->(?P<body>(?:(?!<!-- measured: ).)*?)<!-- /measured -->",
+                      re.S)
+LINK = re.compile(r"!?\[(?:[^\]\[]|\[[^\]]*\])*\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
+REPO_PATH = re.compile(r"(?<![\w./-])(?P<path>(?:%s)/[\w./*<>+-]*)" % "|".join(REPO_DIRS))
+TMP_PATH = re.compile(r"(?<![\w.])/tmp/\S*")
+# "issue 78.0%" is ncu's issue-slot figure, not a reference
+ISSUE = re.compile(r"\b(?:issues?\s*#\s*\d+|issue\s+\d+(?![\d.%])|the issue's\b)", re.I)
+FULL_RESULTS = re.compile(r"\(Full results and the command: \[[^\]]*\]\((?P<target>[^)]+)\)\.\)")
+RESULTS_LINK = re.compile(r"\]\((?P<target>[^)]*docs/results/[\w.-]+\.(?:md|json))\)")
+COMMIT = re.compile(r"commit `?(?P<sha>[0-9a-f]{7,40})`?")
+FORMER = re.compile(r"<!-- former-variants: ([^>]*?) -->")
+VARIANT_SHAPE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9+._-]*$")
+NCU_METRIC = re.compile(r"`[a-z0-9]+__[\w.]+`")
+
+
+# ---------------------------------------------------------------------------------------------- variants
+
+def _strip_comments(src):
+    src = re.sub(r"/\*.*?\*/", " ", src, flags=re.S)
+    return re.sub(r"//[^\n]*", " ", src)
+
+
+# Where a variant's name is written in a chapter's sources: the first string of a braced initialiser
+# ({"name", "description", ...}: VariantSpec, ScanVariant, FftVariant, GemmVariant, a chapter's own table of
+# variants, and the reference rows the common/ chapter makers push; an option's name may come along, which
+# only makes the check more lenient), the first argument of a named maker
+# (candidate<...>("name", shape_variant<...>("name"), an assignment to .name, or a stage-name constant.
+_NAME_PATTERNS = (
+    re.compile(r"\{\s*\"(?P<n>[^\"\\]+)\"\s*,"),
+    re.compile(r">\s*\(\s*\"(?P<n>[^\"\\]+)\""),
+    re.compile(r"\.name\s*=\s*\"(?P<n>[^\"\\]+)\""),
+    re.compile(r"\bkStage\s*=\s*\"(?P<n>[^\"\\]+)\""),
+)
+# The chapter makers in common/ and the files that define the rows they add.
+_MAKERS = {"make_scan_chapter": "common/scan_reference.cu", "make_gemm_chapter": "common/gemm/gemm_workload.cu",
+           "make_fft_chapter": "common/fft/fft_chapter.cu"}
+
+
+def names_in_source(src):
+    """Variant names written in one C++/CUDA source text (see _NAME_PATTERNS)."""
+    src = _strip_comments(src)
+    out = set()
+    for pat in _NAME_PATTERNS:
+        out.update(m.group("n") for m in pat.finditer(src) if VARIANT_SHAPE.match(m.group("n")))
+    return out
+
+
+def prefixes_in_source(src):
+    """Names built at run time ("chains-" + std::to_string(n)): the literal before the '+', as a prefix."""
+    src = _strip_comments(src)
+    out = {m.group(1) + "*" for m in re.finditer(r"[{(?]\s*\"([a-z][\w.+-]{2,})\"\s*\+", src)}
+    # (cond ? "a" : "b") + "-tail-" + ...
+    for m in re.finditer(r"\?\s*\"([\w.+-]+)\"\s*:\s*\"([\w.+-]+)\"\s*\)\s*\+\s*\"([\w.+-]*)\"", src):
+        out |= {m.group(1) + m.group(3) + "*", m.group(2) + m.group(3) + "*"}
+    return out
+
+
+def variants_from_source(chapter_dir, root=REPO_ROOT):
+    """The variant names of one chapter, read from its main.cu and headers (and the common/ maker it calls).
+    A name ending in '*' is a prefix: the program appends a number to it."""
+    chapter_dir = Path(chapter_dir)
+    texts = [p.read_text(errors="replace") for p in sorted(chapter_dir.glob("*.cu")) + sorted(chapter_dir.glob("*.cuh"))
+             if not p.name.startswith("test")]
+    names = set()
+    for t in texts:
+        names |= names_in_source(t) | prefixes_in_source(t)
+        for maker, path in _MAKERS.items():
+            if maker in t and (root / path).is_file():
+                src = _strip_comments((root / path).read_text())
+                names.update(m.group(1) for m in re.finditer(r"variants\.push_back\(\{\s*\"([^\"]+)\"", src))
+    return names
+
+
+def variants_from_list(text):
+    """Variant names from a program's --list output: JSON (a list of objects with "name", or an object with
+    "variants") or the text form 'NAME[ (reference|on demand)]<TAB>description'."""
+    text = text.strip()
+    if text.startswith("[") or text.startswith("{"):
+        data = json.loads(text)
+        if isinstance(data, dict):
+            data = data.get("variants", [])
+        return {v["name"] for v in data}
+    return {line.split("\t")[0].split(" (")[0].strip() for line in text.splitlines() if line.strip()}
+
+
+def variants_from_build(chapter_dir, build):
+    """The --list of the built program, or None when it is not built (or cannot run here)."""
+    prog = Path(build) / "chapters" / chapter_dir.name / chapter_dir.name
+    if not prog.is_file():
+        return None
+    for args in (["--list", "--format", "json"], ["--list"]):
+        try:
+            r = subprocess.run([str(prog), *args], capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        if r.returncode == 0 and r.stdout.strip():
+            try:
+                return variants_from_list(r.stdout)
+            except (ValueError, KeyError, TypeError):
+                continue
+    return None
+
+
+def known_variant(name, known):
+    # chapter 40 prints one row per GPU count: NAME-<N>gpu; a prefix (NAME*) takes any completion
+    return (name in known or name in HARNESS_ROWS or re.sub(r"-\d+gpus?$", "", name) in known
+            or any(k.endswith("*") and name.startswith(k[:-1]) and len(name) > len(k) - 1 for k in known))
+
+
+def looks_like_variant(token, known):
+    """A backticked token is taken for a variant name when it has a variant's shape and shares its first
+    '-' segment and its number of segments... loosely: same first segment as a known name of the chapter,
+    and at least one '-' (so `int4`, `cub` or a C++ name is left alone)."""
+    if "-" not in token or not VARIANT_SHAPE.match(token) or token.startswith("-"):
+        return False
+    head = token.split("-")[0]
+    return any(k.split("-")[0] == head and ("-" in k or k.endswith("*")) for k in known)
+
+
+# ---------------------------------------------------------------------------------------------- markdown
+
+def slug(heading):
+    """GitHub's anchor for a heading text."""
+    h = re.sub(r"`|\*\*|\*|_(?=\W)|(?<=\W)_", "", heading.strip()).lower()
+    h = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", h)
+    h = re.sub(r"[^\w\- ]", "", h)
+    return h.replace(" ", "-")
+
+
+def anchors(text):
+    out, seen, fence = set(), {}, False
+    for line in text.splitlines():
+        if line.lstrip().startswith("```"):
+            fence = not fence
+        m = None if fence else re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if m:
+            s = slug(m.group(1))
+            n = seen.get(s, 0)
+            out.add(s if n == 0 else f"{s}-{n}")
+            seen[s] = n + 1
+    out.update(re.findall(r"<a (?:name|id)=\"([^\"]+)\"", text))
+    return out
+
+
+def masked(text, pattern):
+    """TEXT with every match of PATTERN blanked (newlines kept, so line numbers hold)."""
+    return pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+
+
+FENCE = re.compile(r"^```.*?^```", re.S | re.M)
+CODE_SPAN = re.compile(r"`[^`\n]*`")
+
+
+def line_of(text, pos):
+    return text.count("\n", 0, pos) + 1
+
+
+class Lint:
+    def __init__(self, root=REPO_ROOT, build=None, screen_done=None):
+        self.root = Path(root)
+        self.build = build
+        self.findings = []  # (file, line, rule, message)
+        self.screen = []    # (chapter, [missing parts])
+        done_file = self.root / SCREEN_DONE_FILE if screen_done is None else Path(screen_done)
+        self.screen_done = set()
+        if done_file.is_file():
+            self.screen_done = {l.split("#")[0].strip() for l in done_file.read_text().splitlines()} - {""}
+        self._fills = {}
+        self._all_variants = None
+
+    def add(self, path, line, rule, msg):
+        self.findings.append((str(Path(path).relative_to(self.root)), line, rule, msg))
+
+    def files(self):
+        out = sorted(self.root.glob("chapters/*/README.md")) + sorted(self.root.glob("docs/*.md"))
+        top = self.root / "README.md"
+        return out + ([top] if top.is_file() else [])
+
+    def run(self):
+        for f in self.files():
+            self.check_file(f)
+        return self
+
+    # one file
+    def check_file(self, path):
+        text = path.read_text()
+        no_blocks = masked(text, MEASURED)
+        prose = masked(no_blocks, FENCE)  # no measured blocks, no fenced code
+        self.check_links(path, prose)
+        self.check_paths(path, no_blocks)
+        self.check_tmp(path, no_blocks)
+        self.check_issue(path, no_blocks)
+        self.check_stale(path, no_blocks)
+        self.check_measured(path, text)
+        if path.parent.parent == self.root / "chapters":
+            self.check_variants(path, no_blocks)
+            self.check_screen(path, text)
+
+    def check_links(self, path, prose):
+        for m in LINK.finditer(masked(prose, CODE_SPAN)):
+            target = m.group("target")
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target):  # http:, https:, mailto:
+                continue
+            file_part, _, anchor = target.partition("#")
+            dest = (path.parent / file_part).resolve() if file_part else path
+            line = line_of(prose, m.start())
+            if not dest.exists():
+                self.add(path, line, "link", f"no such file: {target}")
+            elif anchor and dest.suffix == ".md" and anchor not in anchors(dest.read_text()):
+                self.add(path, line, "link", f"no heading for #{anchor} in {file_part or path.name}")
+
+    def check_paths(self, path, text):
+        for m in REPO_PATH.finditer(text):
+            p = m.group("path").rstrip(".,:;")
+            if re.search(r"[*<>]|NN|\.\.\.", p) or p.endswith("-"):
+                continue
+            if not (self.root / p).exists():
+                self.add(path, line_of(text, m.start()), "path", f"no such path in the repository: {p}")
+
+    def check_tmp(self, path, text):
+        for m in TMP_PATH.finditer(text):
+            self.add(path, line_of(text, m.start()), "tmp", f"temporary path: {m.group(0).rstrip('.,;:)`')}")
+
+    def check_issue(self, path, text):
+        for m in ISSUE.finditer(text):
+            self.add(path, line_of(text, m.start()), "issue", f"reference to an issue: {m.group(0)!r}")
+
+    def results_commit(self, target):
+        f = self.root / target
+        if not f.is_file():
+            return None
+        if f.suffix == ".json":
+            try:
+                return str(json.loads(f.read_text()).get("meta", {}).get("commit", "")).strip("`") or None
+            except ValueError:
+                return None
+        m = re.search(r"^\| commit \| `?([0-9a-f]+)`? \|", f.read_text(), re.M)
+        return m.group(1) if m else None
+
+    def check_stale(self, path, text):
+        for para in re.finditer(r"(?:[^\n]+\n?)+", text):  # paragraphs: runs of non-blank lines
+            line = para.group(0)
+            shas = {m.group("sha") for m in COMMIT.finditer(line)}
+            if not shas:
+                continue
+            for m in RESULTS_LINK.finditer(line):
+                n = line_of(text, para.start() + m.start())
+                target = str((path.parent / m.group("target")).resolve().relative_to(self.root.resolve()))
+                held = self.results_commit(target)
+                if held and not any(s.startswith(held) or held.startswith(s) for s in shas):
+                    self.add(path, n, "stale", f"links {target} (commit {held}) beside commit "
+                             f"{', '.join(sorted(shas))}: the values are only in git history")
+
+    def fills(self, results):
+        if results not in self._fills:
+            spec = importlib.util.spec_from_loader(
+                "fill_measured", importlib.machinery.SourceFileLoader("fill_measured", str(REPO_ROOT / "tools/fill-measured")))
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            self._fills[results] = mod.results_fills(results)
+        return self._fills[results]
+
+    def check_measured(self, path, text):
+        for m in MEASURED.finditer(text):
+            cited = FULL_RESULTS.search(m.group("body"))
+            if not cited:
+                continue  # filled from an --extra snippet: nothing to regenerate it from
+            results = (path.parent / cited.group("target")).resolve()
+            line = line_of(text, m.start())
+            if not results.is_file():
+                self.add(path, line, "measured", f"block {m.group('name')}: no such results file {cited.group('target')}")
+                continue
+            want = self.fills(results).get(m.group("name"))
+            if want is None:
+                self.add(path, line, "measured", f"block {m.group('name')}: no section for it in {cited.group('target')}")
+            elif m.group("body").strip("\n") != want:
+                self.add(path, line, "measured", f"block {m.group('name')} differs from what tools/fill-measured "
+                         f"writes from {cited.group('target')}")
+
+    def variants(self, chapter_dir):
+        got = variants_from_build(chapter_dir, self.build) if self.build else None
+        return got if got is not None else variants_from_source(chapter_dir, self.root)
+
+    def all_variants(self):
+        if self._all_variants is None:
+            self._all_variants = set()
+            for d in sorted(self.root.glob("chapters/*/")):
+                self._all_variants |= self.variants(d)
+        return self._all_variants
+
+    def check_variants(self, path, text):
+        known = self.variants(path.parent)
+        if not known:
+            return
+        # names a variant once had, declared where the README says so: <!-- former-variants: a b -->
+        known = known | {n for m in FORMER.finditer(text) for n in m.group(1).split()}
+        quoted = []  # (pos, name, strict): strict names must be this chapter's (or another's, named)
+        for m in re.finditer(r"--variant[ =]+`?([\w+.,-]+)", text):
+            quoted += [(m.start(), v, True) for v in m.group(1).split(",") if v]
+        for m in re.finditer(r"`([^`\n]+)`", text):
+            tok = m.group(1).strip()
+            if looks_like_variant(tok, known):
+                quoted.append((m.start(), tok, False))
+        # tables headed "variant": the first column
+        lines = text.splitlines(keepends=True)
+        pos, in_table = 0, False
+        for i, line in enumerate(lines):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.lstrip().startswith("|") else None
+            if cells is None:
+                in_table = False
+            elif not in_table and cells[0].lower() in ("variant", "variants") and i + 1 < len(lines) \
+                    and lines[i + 1].lstrip().startswith("|-"):
+                in_table = "head"
+            elif in_table == "head":
+                in_table = True
+            elif in_table:
+                name = re.sub(r"\\?\*|`|\*\*", "", cells[0]).strip()
+                if name and VARIANT_SHAPE.match(name):
+                    quoted.append((pos, name, True))
+            pos += len(line)
+        everywhere = None
+        for p, name, strict in quoted:
+            if len(name) < 2 or known_variant(name, known):
+                continue
+            if everywhere is None:
+                everywhere = self.all_variants()
+            if known_variant(name, everywhere):
+                continue  # another chapter's variant, named to compare
+            self.add(path, line_of(text, p), "variant",
+                     f"'{name}' is not a variant of {path.parent.name} (nor of another chapter)")
+
+    def check_screen(self, path, text):
+        first = "\n".join(text.splitlines()[:SCREEN_LINES])
+        missing = []
+        if not re.search(r"^## \S", first, re.M) and not re.search(r"^\*\*[^*]+\*\*", first, re.M):
+            missing.append("a '## ' heading or bold lead that carries the idea")
+        if not re.search(r"^\s*\|\s*:?-{3}", first, re.M) and "<!-- measured:" not in first:
+            missing.append("a table")
+        if not NCU_METRIC.search(first):
+            missing.append("an ncu metric (`xxx__yyy`)")
+        chapter = path.parent.name
+        if missing:
+            self.screen.append((chapter, missing))
+            if chapter in self.screen_done:
+                self.add(path, 1, "screen", f"first {SCREEN_LINES} lines lack " + "; ".join(missing))
+
+
+def main(argv):
+    ap = ArgumentParser(prog="tools/lint-docs", description=__doc__.splitlines()[0], epilog=__doc__.split("\n", 2)[2])
+    ap.add_argument("--root", type=Path, default=REPO_ROOT, help="repository root (default: this checkout)")
+    ap.add_argument("--build", type=Path, help="build directory: take variant names from the programs' --list")
+    ap.add_argument("--screen-done", type=Path, help=f"allow-list of chapters held to the first-screen rule "
+                    f"(default: {SCREEN_DONE_FILE})")
+    a = ap.parse_args(argv)
+    if not (a.root / "chapters").is_dir():
+        raise ToolError(f"{a.root} has no chapters/ folder")
+    lint = Lint(a.root, a.build, a.screen_done).run()
+    for f, line, rule, msg in sorted(lint.findings):
+        print(f"{f}:{line}: {rule}: {msg}")
+    if lint.screen:
+        print(f"first screen (lines 1-{SCREEN_LINES}) incomplete in {len(lint.screen)} chapter(s) "
+              f"(an error only for those in {SCREEN_DONE_FILE}):")
+        for chapter, missing in lint.screen:
+            print(f"  {chapter}: lacks {'; '.join(missing)}")
+    print(f"lint-docs: {len(lint.findings)} finding(s) in {len(lint.files())} file(s)")
+    return 1 if lint.findings else 0
