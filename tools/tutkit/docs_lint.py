@@ -13,8 +13,8 @@ Rules (each finding is one line `FILE:LINE: RULE: message`):
             declares it: <!-- former-variants: NAME ... --> (beside the sentence that says when it was so named)
   measured  a measured block that cites its results file ("(Full results and the command: [..](FILE).)")
             is exactly what tools/fill-measured would write from FILE today
-  stale     a paragraph that links a results file (docs/results/*.md or .json) and names a commit names the commit
-            that file holds (otherwise the values it cites are only in git history)
+  stale     a link to a results file (docs/results/**.md or .json) in a paragraph that names a commit stands
+            beside the commit that file holds (the last commit named before the link, else the first after) (otherwise the values it cites are only in git history)
   screen    the first screen (first 40 lines) of a chapter README has: a "## " heading or a bold lead
             ("**...**") that carries the idea, a table (a "|---" separator line, or a measured block opening),
             and a named ncu metric (a backticked token with "__", e.g. `dram__bytes_read.sum`). Reported for
@@ -44,7 +44,7 @@ TMP_PATH = re.compile(r"(?<![\w.])/tmp/\S*")
 # "issue 78.0%" is ncu's issue-slot figure, not a reference
 ISSUE = re.compile(r"\b(?:issues?\s*#\s*\d+|issue\s+\d+(?![\d.%])|the issue's\b)", re.I)
 FULL_RESULTS = re.compile(r"\(Full results and the command: \[[^\]]*\]\((?P<target>[^)]+)\)\.\)")
-RESULTS_LINK = re.compile(r"\]\((?P<target>[^)]*docs/results/[\w.-]+\.(?:md|json))\)")
+RESULTS_LINK = re.compile(r"\]\((?P<target>[^)]*docs/results/[\w./-]*results[\w.-]*\.(?:md|json)|[^)]*docs/results/nvidia[\w.-]+\.(?:md|json))\)")
 COMMIT = re.compile(r"commit `?(?P<sha>[0-9a-f]{7,40})`?")
 FORMER = re.compile(r"<!-- former-variants: ([^>]*?) -->")
 VARIANT_SHAPE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9+._-]*$")
@@ -277,17 +277,19 @@ class Lint:
 
     def check_stale(self, path, text):
         for para in re.finditer(r"(?:[^\n]+\n?)+", text):  # paragraphs: runs of non-blank lines
-            line = para.group(0)
-            shas = {m.group("sha") for m in COMMIT.finditer(line)}
-            if not shas:
+            body = para.group(0)
+            commits = [(m.start(), m.group("sha")) for m in COMMIT.finditer(body)]
+            if not commits:
                 continue
-            for m in RESULTS_LINK.finditer(line):
-                n = line_of(text, para.start() + m.start())
+            for m in RESULTS_LINK.finditer(body):
+                # the commit the link stands beside: the last one named before it, else the first after it
+                before = [sha for pos, sha in commits if pos < m.start()]
+                sha = before[-1] if before else commits[0][1]
                 target = str((path.parent / m.group("target")).resolve().relative_to(self.root.resolve()))
                 held = self.results_commit(target)
-                if held and not any(s.startswith(held) or held.startswith(s) for s in shas):
-                    self.add(path, n, "stale", f"links {target} (commit {held}) beside commit "
-                             f"{', '.join(sorted(shas))}: the values are only in git history")
+                if held and not (sha.startswith(held) or held.startswith(sha)):
+                    self.add(path, line_of(text, para.start() + m.start()), "stale",
+                             f"links {target} (commit {held}) beside commit {sha}: the values are only in git history")
 
     def fills(self, results):
         if results not in self._fills:
