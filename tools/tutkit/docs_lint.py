@@ -44,7 +44,7 @@ TMP_PATH = re.compile(r"(?<![\w.])/tmp/\S*")
 # "issue 78.0%" is ncu's issue-slot figure, not a reference
 ISSUE = re.compile(r"\b(?:issues?\s*#\s*\d+|issue\s+\d+(?![\d.%])|the issue's\b)", re.I)
 FULL_RESULTS = re.compile(r"\(Full results and the command: \[[^\]]*\]\((?P<target>[^)]+)\)\.\)")
-RESULTS_LINK = re.compile(r"\]\((?P<target>[^)]*docs/results/[\w./-]*results[\w.-]*\.(?:md|json)|[^)]*docs/results/nvidia[\w.-]+\.(?:md|json))\)")
+RESULTS_LINK = re.compile(r"\]\((?P<target>[^)]*docs/results/[\w./-]+\.(?:md|json))\)")  # files with no commit: skipped
 COMMIT = re.compile(r"commit `?(?P<sha>[0-9a-f]{7,40})`?")
 FORMER = re.compile(r"<!-- former-variants: ([^>]*?) -->")
 VARIANT_SHAPE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9+._-]*$")
