@@ -50,7 +50,7 @@ TunedVariant candidate(const std::string& name) {
   return {{name, shape_text<Cfg>(), sgemm_tuned::sgemm<Cfg>, "", /*on_demand=*/true}, Cfg::kSharedBytes};
 }
 
-// The stage: the configuration chosen by measurement (see README.md, "Variants measured").
+// The stage: the configuration chosen by measurement (see README.md, "The candidates, and what ptxas and the SASS predict").
 using StageConfig = Tile128x256x16_W64x64_S3;  // fastest at 4096 and 8192 on the H200, 2026-11-23 (README)
 // Its 72.8 KiB of shared memory per block do not fit on sm_75 (64 KiB); there the stage runs this one.
 using StageFallbackConfig = Tile128x128x16_W32x64_S3;
