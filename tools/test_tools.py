@@ -906,6 +906,10 @@ class NcuEndToEndTest(unittest.TestCase):
         self.assertIn("22-sgemm-register-blocking has no --length", err)
         self.assertIn("31-fft-stockham-global has no --m", err)
         self.assertIn("--length 64, --m 4096, --n 128, --k 32", out)
+        status, out, err = call(ncu.main, ["--program", str(fft), "--ncu", str(self.fake_ncu), "--out", str(self.out),
+                                           "--chapter-arg=--selectivity", "--chapter-arg", "10"])
+        self.assertEqual(status, 0, err)
+        self.assertEqual(self.ncu_calls()[-2][-2:], ["--selectivity", "10"])
         # An option no chosen chapter takes is bad usage; so is a value that is not a positive integer.
         for extra, message in [(["--length", "64"], "--length: none of the chosen chapters takes it"),
                                (["--m", "0"], "--m must be positive"), (["--k", "x"], "invalid int value")]:

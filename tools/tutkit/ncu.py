@@ -437,7 +437,8 @@ CHAPTER_OPTIONS = [
 
 def chapter_arguments(args, targets):
     """{chapter: [--option, value, ...]}: each chapter option given to ncu-compare, for the programs whose --help
-    lists it. An option that no chosen program takes is a usage error; one that some do not take is a warning."""
+    lists it (an option that no chosen program takes is a usage error; one that some do not take is a warning),
+    then the --chapter-arg arguments, for every program."""
     given = [(name, getattr(args, name)) for name, _, _ in CHAPTER_OPTIONS if getattr(args, name) is not None]
     out = {chapter: [] for chapter, _ in targets}
     for name, value in given:
@@ -449,6 +450,8 @@ def chapter_arguments(args, targets):
                 out[chapter] += ["--" + name, str(value)]
             else:
                 warn(f"{chapter} has no --{name}; profiled without it")
+    for chapter, _ in targets:
+        out[chapter] += args.chapter_arg
     return out
 
 
@@ -481,6 +484,9 @@ def main(argv):
     for name, metavar, what in CHAPTER_OPTIONS:
         p.add_argument("--" + name, type=int, metavar=metavar,
                        help=f"{what}; passed to the chapters that take --{name}")
+    p.add_argument("--chapter-arg", action="append", default=[], metavar="ARG",
+                   help="one more argument for every chapter program (repeatable; --chapter-arg=--selectivity "
+                        "--chapter-arg=10)")
     p.add_argument("--preset", default="all", choices=sorted(PRESETS), help="metric preset (default all)")
     p.add_argument("--metrics", metavar="LIST", help="extra ncu metric names, comma-separated (added to the preset; "
                                                      "shown in the CSV)")
