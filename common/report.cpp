@@ -68,6 +68,15 @@ std::string ms_text(double ms) {
   return fixed(ms, 4);
 }
 
+// A JSON number: JSON has no NaN or infinity, so a value that is not finite (a time of 0 divided into
+// bytes, a failed measurement) is written as null.
+std::string json_number(double v) {
+  if (!std::isfinite(v)) return "null";
+  std::ostringstream s;
+  s << std::setprecision(9) << v;
+  return s.str();
+}
+
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string o = "\"";
@@ -153,14 +162,15 @@ void write_csv(std::ostream& os, const std::vector<Result>& rows) {
 void write_json(std::ostream& os, const DeviceInfo& d, const std::string& chapter,
                 const std::string& command, const std::vector<Result>& rows,
                 const std::map<std::string, long long>& options) {
-  os << std::setprecision(9);
+  const auto num = json_number;
   os << "{\n  \"chapter\": \"" << json_escape(chapter) << "\",\n  \"command\": \"" << json_escape(command)
      << "\",\n  \"device\": {\"name\": \"" << json_escape(d.name) << "\", \"cc\": \"" << d.cc_major << "."
      << d.cc_minor << "\", \"sms\": " << d.sm_count << ", \"l2_bytes\": " << d.l2_bytes
      << ", \"global_mem_bytes\": " << d.global_mem_bytes << ", \"sm_clock_khz\": " << d.sm_clock_khz
      << ", \"mem_clock_khz\": " << d.mem_clock_khz << ", \"bus_width_bits\": " << d.bus_width_bits
      << ", \"driver_version\": " << d.driver_version << ", \"runtime_version\": " << d.runtime_version
-     << ", \"peak_dram_gbps\": " << d.peak_dram_gbps << ", \"peak_fp32_gflops\": " << d.peak_fp32_gflops << "},\n  \"options\": {";
+     << ", \"peak_dram_gbps\": " << num(d.peak_dram_gbps) << ", \"peak_fp32_gflops\": " << num(d.peak_fp32_gflops)
+     << "},\n  \"options\": {";
   bool first_option = true;
   for (const auto& [name, value] : options) {
     os << (first_option ? "" : ", ") << "\"" << json_escape(name) << "\": " << value;
@@ -171,16 +181,41 @@ void write_json(std::ostream& os, const DeviceInfo& d, const std::string& chapte
     const auto& r = rows[i];
     os << (i ? "," : "") << "\n    {\"variant\": \"" << json_escape(r.variant)
        << "\", \"reference\": " << (r.reference ? "true" : "false") << ", \"n\": " << r.n
-       << ", \"bytes\": " << r.bytes << ", \"flops\": " << r.flops << ", \"median_ms\": " << r.time.median_ms
-       << ", \"min_ms\": " << r.time.min_ms << ", \"max_ms\": " << r.time.max_ms
-       << ", \"reps\": " << r.time.reps << ", \"gbps\": " << r.gbps << ", \"gflops\": " << r.gflops
-       << ", \"pct_peak_dram\": " << r.pct_peak_dram << ", \"pct_peak_fp32\": " << r.pct_peak_fp32
-       << ", \"pct_memcpy\": " << r.pct_memcpy
-       << ", \"speed_vs_ref\": " << r.speed_vs_ref << ", \"ref_name\": \"" << json_escape(r.ref_name)
-       << "\", \"check\": \"" << json_escape(r.check) << "\", \"failed\": " << (r.failed ? "true" : "false")
-       << "}";
+       << ", \"bytes\": " << num(r.bytes) << ", \"flops\": " << num(r.flops)
+       << ", \"median_ms\": " << num(r.time.median_ms) << ", \"min_ms\": " << num(r.time.min_ms)
+       << ", \"max_ms\": " << num(r.time.max_ms) << ", \"reps\": " << r.time.reps
+       << ", \"gbps\": " << num(r.gbps) << ", \"gflops\": " << num(r.gflops)
+       << ", \"pct_peak_dram\": " << num(r.pct_peak_dram) << ", \"pct_peak_fp32\": " << num(r.pct_peak_fp32)
+       << ", \"pct_memcpy\": " << num(r.pct_memcpy) << ", \"speed_vs_ref\": " << num(r.speed_vs_ref)
+       << ", \"ref_name\": \"" << json_escape(r.ref_name) << "\", \"check\": \"" << json_escape(r.check)
+       << "\", \"failed\": " << (r.failed ? "true" : "false") << "}";
   }
   os << "\n  ]\n}\n";
+}
+
+void write_variant_list(std::ostream& os, OutputFormat f, const std::vector<VariantSpec>& variants) {
+  if (f == OutputFormat::json) {
+    os << "[";
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+      const auto& v = variants[i];
+      os << (i ? "," : "") << "\n  {\"name\": \"" << json_escape(v.name) << "\", \"description\": \""
+         << json_escape(v.description) << "\", \"reference\": " << (v.reference ? "true" : "false")
+         << ", \"on_demand\": " << (v.on_demand ? "true" : "false") << ", \"known_defect\": \""
+         << json_escape(v.known_defect) << "\"}";
+    }
+    os << "\n]\n";
+    return;
+  }
+  if (f == OutputFormat::csv) {
+    os << "name,description,reference,on_demand,known_defect\n";
+    for (const auto& v : variants)
+      os << csv_field(v.name) << "," << csv_field(v.description) << "," << (v.reference ? 1 : 0) << ","
+         << (v.on_demand ? 1 : 0) << "," << csv_field(v.known_defect) << "\n";
+    return;
+  }
+  for (const auto& v : variants)
+    os << v.name << (v.reference ? " (reference)" : v.on_demand ? " (on demand)" : "") << "\t" << v.description
+       << (v.known_defect.empty() ? "" : " [known defect: " + v.known_defect + "]") << "\n";
 }
 
 void write_results(std::ostream& os, OutputFormat f, const DeviceInfo& d, const std::string& chapter,

@@ -12,6 +12,17 @@
 
 namespace tut {
 
+struct VariantSpec {
+  std::string name;
+  std::string description;
+  bool reference = false;    // a vendor library (CUB, cuBLAS...): always run, shown with a '*'
+  std::string known_defect;  // non-empty for an 'article' variant kept to show a documented defect:
+                             // a mismatch is reported as this text and does not fail the run
+  // A configuration measured to choose the stage (a sweep point, a lost exploration): run only when
+  // named with --variant, or with --variant all. A plain run measures the stage and the references.
+  bool on_demand = false;
+};
+
 // What the banner prints; filled from the CUDA runtime in device.cu.
 struct DeviceInfo {
   std::string name;
@@ -67,6 +78,9 @@ void write_csv(std::ostream& os, const std::vector<Result>& rows);
 void write_json(std::ostream& os, const DeviceInfo& d, const std::string& chapter,
                 const std::string& command, const std::vector<Result>& rows,
                 const std::map<std::string, long long>& options = {});
+// `--list`: the variants, one a line (table: "name[ (reference)| (on demand)]<TAB>description[ [known defect:
+// ...]]"), as CSV, or as a JSON array of {name, description, reference, on_demand, known_defect}.
+void write_variant_list(std::ostream& os, OutputFormat f, const std::vector<VariantSpec>& variants);
 void write_results(std::ostream& os, OutputFormat f, const DeviceInfo& d, const std::string& chapter,
                    const std::string& command, const std::vector<Result>& rows,
                    const std::map<std::string, long long>& options = {});

@@ -159,10 +159,7 @@ int run_chapter(int argc, char** argv, const ChapterSpec& spec) {
       return 0;
     }
     if (opt.list) {
-      for (const auto& v : spec.variants)
-        std::cout << v.name << (v.reference ? " (reference)" : v.on_demand ? " (on demand)" : "") << "\t"
-                  << v.description
-                  << (v.known_defect.empty() ? "" : " [known defect: " + v.known_defect + "]") << "\n";
+      write_variant_list(std::cout, opt.format, spec.variants);
       return 0;
     }
     (void)selected_variants(spec, opt);  // reject unknown variants before touching the GPU

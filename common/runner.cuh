@@ -21,17 +21,6 @@
 
 namespace tut {
 
-struct VariantSpec {
-  std::string name;
-  std::string description;
-  bool reference = false;    // a vendor library (CUB, cuBLAS...): always run, shown with a '*'
-  std::string known_defect;  // non-empty for an 'article' variant kept to show a documented defect:
-                             // a mismatch is reported as this text and does not fail the run
-  // A configuration measured to choose the stage (a sweep point, a lost exploration): run only when
-  // named with --variant, or with --variant all. A plain run measures the stage and the references.
-  bool on_demand = false;
-};
-
 // Bytes and operations one run of a variant performs (the minimum: inputs read once, outputs
 // written once).
 struct Work {

@@ -5,7 +5,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include "cli.hpp"
 #include "doctest.hpp"
@@ -240,6 +242,55 @@ TEST_CASE("CSV and JSON output") {
   std::ostringstream table;
   write_table(table, {r});
   CHECK(table.str().find("median ms") != std::string::npos);
+
+  // JSON has no NaN or infinity: a value that is not finite is written as null, and nothing else is.
+  Result bad = r;
+  bad.time = summarize({0.0});
+  bad.gbps = std::nan("");
+  bad.gflops = std::numeric_limits<double>::infinity();
+  bad.speed_vs_ref = -std::numeric_limits<double>::infinity();
+  d.peak_dram_gbps = std::nan("");
+  std::ostringstream nonfinite;
+  write_json(nonfinite, d, "05-scan-baseline", "prog --json", {r, bad});
+  const std::string nj = nonfinite.str();
+  CHECK(nj.find("\"gbps\": null") != std::string::npos);
+  CHECK(nj.find("\"gflops\": null") != std::string::npos);
+  CHECK(nj.find("\"speed_vs_ref\": null") != std::string::npos);
+  CHECK(nj.find("\"peak_dram_gbps\": null") != std::string::npos);
+  CHECK(nj.find("\"median_ms\": 0,") != std::string::npos);   // zero is a number, not null
+  CHECK(nj.find("\"median_ms\": 2,") != std::string::npos);
+  for (const char* bare : {"nan", "inf"}) CHECK(nj.find(bare) == std::string::npos);
+}
+
+TEST_CASE("--list as text, CSV and JSON") {
+  std::vector<VariantSpec> vs(3);
+  vs[0].name = "stage";
+  vs[0].description = "the \"stage\", tuned";
+  vs[1].name = "cub";
+  vs[1].description = "CUB";
+  vs[1].reference = true;
+  vs[2].name = "article";
+  vs[2].description = "as published";
+  vs[2].on_demand = true;
+  vs[2].known_defect = "drops the last tile";
+  std::ostringstream text, csv, json;
+  write_variant_list(text, OutputFormat::table, vs);
+  CHECK(text.str() == "stage\tthe \"stage\", tuned\ncub (reference)\tCUB\n"
+                      "article (on demand)\tas published [known defect: drops the last tile]\n");
+  write_variant_list(csv, OutputFormat::csv, vs);
+  CHECK(csv.str() == "name,description,reference,on_demand,known_defect\n"
+                     "stage,\"the \"\"stage\"\", tuned\",0,0,\ncub,CUB,1,0,\narticle,as published,0,1,drops the last tile\n");
+  write_variant_list(json, OutputFormat::json, vs);
+  CHECK(json.str() ==
+        "[\n  {\"name\": \"stage\", \"description\": \"the \\\"stage\\\", tuned\", \"reference\": false, "
+        "\"on_demand\": false, \"known_defect\": \"\"},\n"
+        "  {\"name\": \"cub\", \"description\": \"CUB\", \"reference\": true, \"on_demand\": false, "
+        "\"known_defect\": \"\"},\n"
+        "  {\"name\": \"article\", \"description\": \"as published\", \"reference\": false, "
+        "\"on_demand\": true, \"known_defect\": \"drops the last tile\"}\n]\n");
+  std::ostringstream empty;
+  write_variant_list(empty, OutputFormat::json, {});
+  CHECK(empty.str() == "[\n]\n");
 }
 
 TEST_CASE("FP32 peak from SM count, lanes per SM and clock") {

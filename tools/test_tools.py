@@ -5,6 +5,7 @@ ncu and meson (tools/fixtures/fake_*.py). No GPU needed. Run: python3 tools/test
 
 import contextlib
 import copy
+import csv
 import json
 import os
 import shutil
@@ -422,9 +423,20 @@ class TourEndToEndTest(unittest.TestCase):
             said.assert_called_once()
             self.assertIsNone(bootstrap.ensure_doctest(meson))  # the second run reuses it
 
-    def test_program_json_with_nan(self):
-        self.assertEqual(tour.parse_program_json('{"a": nan, "b": [inf, -inf], "c": "nan"}'),
-                         {"a": None, "b": [None, None], "c": "nan"})
+    def test_program_json_that_is_not_json(self):
+        # The harness writes null for a value that is not finite; a bare nan (an old build) is not JSON, and the
+        # record says so instead of patching it.
+        with tempfile.TemporaryDirectory() as d:
+            prog = Path(d) / "prog"
+            prog.write_text('#!/bin/sh\nprintf \'{"results": [{"gbps": nan}]}\'\n')
+            prog.chmod(0o755)
+            rec = tour.run_program("05-scan-baseline", prog, [])
+            self.assertIsNone(rec["data"])
+            self.assertEqual(rec["error"], "its output is not the JSON that --format json prints")
+            prog.write_text('#!/bin/sh\nprintf \'{"results": [{"gbps": null, "failed": false}]}\'\n')
+            rec = tour.run_program("05-scan-baseline", prog, [])
+            self.assertIsNone(rec["error"])
+            self.assertIsNone(rec["data"]["results"][0]["gbps"])
 
     def test_program_error_line(self):
         self.assertEqual(tour.program_error("noise\n./x: error: no CUDA GPU found\n", 1), "error: no CUDA GPU found")
@@ -606,8 +618,8 @@ class ResultsTest(unittest.TestCase):
         build = FakeBuild(["04-warp-aggregated-atomics", "14-scan-two-pass"])
         try:
             prog = build.dir / "chapters" / "04-warp-aggregated-atomics" / "04-warp-aggregated-atomics"
-            self.assertTrue(results._accepts_option(prog, "--selectivity"))
-            self.assertFalse(results._accepts_option(prog, "--offset"))
+            self.assertTrue(common.accepts_option(prog, "--selectivity"))
+            self.assertFalse(common.accepts_option(prog, "--offset"))
             other = build.dir / "chapters" / "14-scan-two-pass" / "14-scan-two-pass"
             ns = argparse_namespace(budget_ms=None, reps=None, warmup=None, seed=None, no_check=False,
                                     flush_l2=False, size=None, timeout=60)
@@ -667,7 +679,6 @@ class NcuParseTest(unittest.TestCase):
         self.assertEqual(launches[0]["kernel"], "warm_up(float *, long)")
         self.assertEqual(launches[0]["metrics"][ncu.M_TIME], 41248.0)
         self.assertEqual(len(launches[0]["metrics"]), 5)
-        self.assertEqual(len(ncu.last_run(launches[:3])), 1)
 
     def test_not_ncu_csv(self):
         with self.assertRaisesRegex(ToolError, "not an Nsight Compute CSV"):
@@ -681,15 +692,13 @@ class NcuParseTest(unittest.TestCase):
             "(T2, int, cub::ScanTileState<int, true>)"), "DeviceScanKernel")
         self.assertEqual(ncu.short_kernel_name("warm_up(float *, long)"), "warm_up")
 
-    def test_last_run(self):
-        self.assertEqual([l["id"] for l in ncu.last_run(self.launches)], [6, 7, 8])
-        same = [{"kernel": "k", "id": i} for i in range(6)]      # a run of two launches of k, three times
-        self.assertEqual([l["id"] for l in ncu.last_run(same)], [4, 5])
-        odd = [{"kernel": k, "id": i} for i, k in enumerate("abcab")]
-        self.assertEqual(len(ncu.last_run(odd)), 5)
+    def test_timed_range(self):
+        # The runner's NVTX nesting: chapter, variant, then "timed" around the timed repetitions only.
+        self.assertEqual(ncu.timed_range("05-scan-baseline", "scan-baseline"), "05-scan-baseline/scan-baseline/timed/")
+        self.assertFalse(hasattr(ncu, "last_run"))   # no guessing the timed run from kernel-name periodicity
 
     def test_totals_and_table(self):
-        timed = ncu.last_run(self.launches)
+        timed = self.launches[6:]   # what the NVTX filter keeps of this fixture (see its fake:nvtx column)
         cols = ncu.active_columns(ncu.PRESETS["all"])
         totals = dict(zip([c[0] for c in cols], ncu.total_values(timed, cols)))
         self.assertAlmostEqual(totals["time us"], 1750.0)
@@ -700,7 +709,7 @@ class NcuParseTest(unittest.TestCase):
         self.assertEqual(totals["glob atomics"], 2)
         self.assertEqual(totals["instructions"], 2_500_000)
         headers, display, csv_headers, raw = ncu.table_rows(
-            [{"chapter": "05-scan-baseline", "variant": "scan-baseline", "launches": self.launches}],
+            [{"chapter": "05-scan-baseline", "variant": "scan-baseline", "launches": timed}],
             ncu.PRESETS["all"])
         self.assertEqual(headers[:4], ["chapter", "variant", "kernel", "time us"])
         self.assertEqual(len(display), 4)
@@ -735,12 +744,23 @@ class NcuSgemmPresetTest(unittest.TestCase):
         self.assertIsNone(dict(zip(headers, ncu.launch_values(no_requests, cols)))["sectors/req"])
         self.assertNotIn(ncu.M_FMA_PIPE, ncu.PRESETS["all"])  # "all" stays the scan chapters' set
 
-    def test_list_variants_strips_markers(self):
+    def test_list_variants_reads_json(self):
         with tempfile.TemporaryDirectory() as d:
             prog = Path(d) / "prog"
             prog.write_text("#!/bin/sh\nprintf 'stage\\tthe stage\\nclaim (on demand)\\tx\\ncublas (reference)\\ty\\n'\n")
             prog.chmod(0o755)
-            self.assertEqual(ncu.list_variants(prog), [("stage", False), ("claim", False), ("cublas", True)])
+            listed = [{"name": "stage", "description": "the stage", "reference": False, "on_demand": False,
+                       "known_defect": ""},
+                      {"name": "claim", "description": "x", "reference": False, "on_demand": True,
+                       "known_defect": "drops a tile"},
+                      {"name": "cublas", "description": "y", "reference": True, "on_demand": False,
+                       "known_defect": ""}]
+            prog.write_text("#!/bin/sh\n[ \"$*\" = \"--list --format json\" ] || exit 2\n"
+                            f"cat <<'END'\n{json.dumps(listed)}\nEND\n")
+            self.assertEqual(ncu.list_variants(prog), listed)
+            prog.write_text("#!/bin/sh\nprintf 'stage\\tthe stage\\n'\n")   # an old build: text only
+            with self.assertRaisesRegex(ToolError, "did not print a JSON list of variants"):
+                ncu.list_variants(prog)
 
 
 class NcuFftPresetTest(unittest.TestCase):
@@ -786,7 +806,7 @@ class NcuEndToEndTest(unittest.TestCase):
         self.assertEqual(status, 0, err)
         profile, imported = self.ncu_calls()
         self.assertEqual(profile[:5], ["--clock-control", "none", "--nvtx", "--nvtx-include",
-                                       "05-scan-baseline/scan-baseline/"])
+                                       "05-scan-baseline/scan-baseline/timed/"])
         metrics = profile[profile.index("--metrics") + 1].split(",")
         self.assertEqual(metrics, ncu.PRESETS["all"])
         self.assertEqual(profile[profile.index("-o") + 1], str(self.out / "05-scan-baseline"))
@@ -795,7 +815,11 @@ class NcuEndToEndTest(unittest.TestCase):
         self.assertEqual(imported, ["--import", str(self.out / "05-scan-baseline") + ".ncu-rep", "--csv", "--page",
                                     "raw", "--print-units", "base"])
         self.assertIn("scan_parts_kernel", out)
+        # Exactly the timed run's three launches (IDs 6-8 of the process): 1000 + 500 + 250 us.
         self.assertIn("(total, 3 launches)", out)
+        self.assertIn("1750.0", out)
+        self.assertNotIn("2000.0", out)   # the checked run's launches are not profiled
+        self.assertEqual(out.count("scan_parts_kernel"), 1)
         self.assertTrue((self.out / "ncu-compare.csv").is_file())
         self.assertTrue((self.out / "05-scan-baseline.ncu-rep").is_file())
 
@@ -806,7 +830,7 @@ class NcuEndToEndTest(unittest.TestCase):
         profile = self.ncu_calls()[0]
         self.assertEqual(profile[profile.index("--metrics") + 1].split(","),
                          ncu.PRESETS["shared"] + ["sm__cycles_elapsed.avg"])
-        self.assertIn("05-scan-baseline/cub/", profile)
+        self.assertIn("05-scan-baseline/cub/timed/", profile)
         self.assertEqual(profile[-4:], ["--variant", "cub", "--size", "2^20"])
         self.assertIn("bank confl", out)
         self.assertNotIn("divergent", out)
@@ -820,14 +844,78 @@ class NcuEndToEndTest(unittest.TestCase):
         self.assertEqual(len(err.strip().splitlines()), len([l for l in err.splitlines() if l.strip()]))
 
     def test_nvtx_filter_that_matches_nothing(self):
+        # No falling back to every launch of the process (set-up and the checked run included): that table
+        # would be wrong. One clear error instead.
         os.environ["FAKE_NCU_MODE"] = "nvtx-miss"
         status, out, err = self.run_tool()
+        self.assertEqual(status, 1)
+        self.assertIn('inside the NVTX range "05-scan-baseline/scan-baseline/timed/"', err)
+        self.assertEqual(len([l for l in err.splitlines() if "error:" in l]), 1)
+        self.assertEqual(len(self.ncu_calls()), 1)
+
+    def test_all_launches(self):
+        status, out, err = self.run_tool("--all-launches")
         self.assertEqual(status, 0, err)
-        self.assertIn("matched no kernel", err)
-        calls = self.ncu_calls()
-        self.assertIn("--nvtx", calls[0])
-        self.assertNotIn("--nvtx", calls[1])
-        self.assertEqual(len(calls), 3)  # profile with the filter, without it, then import
+        self.assertNotIn("--nvtx", self.ncu_calls()[0])
+        self.assertIn("(total, 9 launches)", out)
+        self.assertIn("every launch of the process", out)
+
+    def test_timed_run_of_a_fixture_chapter(self):
+        # The logic the GPU test tools/fixtures/ncu-fixture checks on a real program, with the fake: a one-off
+        # set-up kernel, K launches of a kernel in the checked run and K in the timed run. Rows: exactly the
+        # timed K, the set-up kernel absent, the total their sum.
+        k = 5
+        header = ["ID", "Kernel Name", "Block Size", "Grid Size", "CC", ncu.M_TIME, "fake:nvtx"]
+        units = ["", "", "", "", "", "ns", ""]
+        launches = [["0", "setup_table_kernel(float *)", "(32, 1, 1)", "(1, 1, 1)", "9.0", "9,999",
+                     "{chapter}/{variant}/"]]
+        launches += [[str(1 + i), "void step_kernel<256>(int *, int)", "(256, 1, 1)", "(4, 1, 1)", "9.0",
+                      str(5000 + i), "{chapter}/{variant}/"] for i in range(k)]
+        launches += [[str(1 + k + i), "void step_kernel<256>(int *, int)", "(256, 1, 1)", "(4, 1, 1)", "9.0",
+                      str(1000 * (i + 1)), "{chapter}/{variant}/timed/"] for i in range(k)]
+        fixture = self.build.dir / "fixture.csv"
+        with open(fixture, "w", newline="") as f:
+            csv.writer(f, quoting=csv.QUOTE_ALL).writerows([header, units, *launches])
+        os.environ["FAKE_NCU_CSV"] = str(fixture)
+        program = install_script(FIXTURES / "fake_chapter.py", self.build.dir / "ncu-fixture")
+        status, out, err = call(ncu.main, ["--program", str(program), "--ncu", str(self.fake_ncu), "--out",
+                                           str(self.out), "--variant", "step", "--preset", "memory"])
+        self.assertEqual(status, 0, err)
+        rows = list(csv.DictReader(open(self.out / "ncu-compare.csv")))
+        kernels = [r for r in rows if r["kernel"] != "(total)"]
+        self.assertEqual([r["kernel"] for r in kernels], ["step_kernel"] * k)
+        self.assertEqual([float(r["time us"]) for r in kernels], [1.0 * (i + 1) for i in range(k)])
+        total = [r for r in rows if r["kernel"] == "(total)"]
+        self.assertEqual(len(total), 1)
+        self.assertAlmostEqual(float(total[0]["time us"]), sum(float(r["time us"]) for r in kernels))
+        self.assertNotIn("setup_table_kernel", out)
+
+    def test_chapter_options_are_passed_to_the_programs_that_take_them(self):
+        fft = install_script(FIXTURES / "fake_chapter.py", self.build.dir / "31-fft-stockham-global")
+        gemm = install_script(FIXTURES / "fake_chapter.py", self.build.dir / "22-sgemm-register-blocking")
+        status, out, err = call(ncu.main, ["--program", str(fft), "--program", str(gemm), "--ncu",
+                                           str(self.fake_ncu), "--out", str(self.out), "--length", "64",
+                                           "--m", "4096", "--n", "128", "--k", "32"])
+        self.assertEqual(status, 0, err)
+        fft_call, _, gemm_call, _ = self.ncu_calls()
+        self.assertEqual(fft_call[fft_call.index(str(fft)):],
+                         [str(fft), "--profile", "--variant", "fft-stockham-global", "--size", "2^24", "--length", "64"])
+        self.assertEqual(gemm_call[gemm_call.index(str(gemm)):],
+                         [str(gemm), "--profile", "--variant", "sgemm-register-blocking", "--size", "2^24",
+                          "--m", "4096", "--n", "128", "--k", "32"])
+        self.assertIn("22-sgemm-register-blocking has no --length", err)
+        self.assertIn("31-fft-stockham-global has no --m", err)
+        self.assertIn("--length 64, --m 4096, --n 128, --k 32", out)
+        status, out, err = call(ncu.main, ["--program", str(fft), "--ncu", str(self.fake_ncu), "--out", str(self.out),
+                                           "--chapter-arg=--selectivity", "--chapter-arg", "10"])
+        self.assertEqual(status, 0, err)
+        self.assertEqual(self.ncu_calls()[-2][-2:], ["--selectivity", "10"])
+        # An option no chosen chapter takes is bad usage; so is a value that is not a positive integer.
+        for extra, message in [(["--length", "64"], "--length: none of the chosen chapters takes it"),
+                               (["--m", "0"], "--m must be positive"), (["--k", "x"], "invalid int value")]:
+            status, _, err = self.run_tool(*extra)
+            self.assertEqual(status, 2, extra)
+            self.assertIn(message, err)
 
     def test_program_failure_is_reported(self):
         os.environ["FAKE_NCU_MODE"] = "app-error"

@@ -318,6 +318,15 @@ def select_chapters(available, spec):
     return [c for c in available if c in chosen]
 
 
+def accepts_option(program, option):
+    """Whether a chapter program's --help lists `option` (e.g. "--length")."""
+    try:
+        p = subprocess.run([str(program), "--help"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return p.returncode == 0 and re.search(rf"(^|\s){re.escape(option)}\b", p.stdout) is not None
+
+
 def stage_variant_name(chapter_id, variants):
     """The variant that stands for a chapter's stage: the one named like the folder without its
     number (05-scan-baseline -> scan-baseline), else the first variant that is not a reference.

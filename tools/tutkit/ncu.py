@@ -5,12 +5,13 @@ metrics that tell the stages apart."""
 import csv
 import glob
 import io
+import json
 import re
 import shlex
 import subprocess
 from pathlib import Path
 
-from .common import (INSTALL_HINTS, REPO_ROOT, ArgumentParser, ToolError, find_program, find_programs, fmt_count,
+from .common import (INSTALL_HINTS, REPO_ROOT, ArgumentParser, ToolError, accepts_option, find_program, find_programs, fmt_count,
                      fmt_num, format_table, note, parse_list, parse_size, select_chapters,
                      stage_variant_name, warn, write_text)
 from .tour import display_path, ensure_built, is_scan_stage
@@ -229,25 +230,6 @@ def short_kernel_name(name):
     return s.split()[-1] if s.split() else (name or "?")
 
 
-def last_run(launches, runs=3):
-    """The launches of the last of the `runs` identical runs that profile mode makes (check, warm-up,
-    timed): the timed one. Falls back to the shortest repeating pattern, then to everything."""
-    names = [l["kernel"] for l in launches]
-    n = len(names)
-
-    def periodic(p):
-        return p > 0 and n % p == 0 and all(names[i] == names[i % p] for i in range(n))
-
-    if n == 0:
-        return []
-    if runs and n % runs == 0 and periodic(n // runs):
-        return launches[n - n // runs:]
-    for p in range(1, n + 1):
-        if periodic(p):
-            return launches[n - p:]
-    return launches
-
-
 # ---- Table --------------------------------------------------------------------------------------
 
 def active_columns(metrics):
@@ -279,13 +261,15 @@ def total_values(launches, columns):
     return out
 
 
-def table_rows(profiles, metrics, all_launches=False):
-    """profiles: [{"chapter", "variant", "launches"}]. Returns (headers, display rows, csv rows)."""
+def table_rows(profiles, metrics):
+    """profiles: [{"chapter", "variant", "launches"}], the launches being every one that ncu profiled (with the
+    NVTX filter: exactly those of the timed run). One row per launch, then the chapter's total over all of them
+    when there are several. Returns (headers, display rows, csv headers, csv rows)."""
     columns = active_columns(metrics)
     headers = ["chapter", "variant", "kernel"] + [c[0] for c in columns]
     display, raw = [], []
     for prof in profiles:
-        launches = prof["launches"] if all_launches else last_run(prof["launches"], prof.get("runs", 3))
+        launches = prof["launches"]
         for l in launches:
             vals = launch_values(l, columns)
             display.append([prof["chapter"], prof["variant"], short_kernel_name(l["kernel"])] +
@@ -363,39 +347,43 @@ def ncu_errors(text):
 
 
 def list_variants(program):
-    """[(name, is_reference)] from `program --list` (no GPU needed)."""
+    """The program's variants from `program --list --format json` (no GPU needed):
+    [{"name", "description", "reference", "on_demand", "known_defect"}] in the program's order."""
     try:
-        p = subprocess.run([str(program), "--list"], capture_output=True, text=True, timeout=60)
+        p = subprocess.run([str(program), "--list", "--format", "json"], capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.SubprocessError) as e:
         raise ToolError(f"cannot run {program} --list: {e}")
     if p.returncode != 0:
         why = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else f"exit status {p.returncode}"
         raise ToolError(f"{program} --list failed: {why}")
-    out = []
-    for line in p.stdout.splitlines():
-        name = line.split("\t", 1)[0].strip()
-        if name:
-            ref = name.endswith(" (reference)")
-            name = name[: -len(" (reference)")] if ref else name
-            if name.endswith(" (on demand)"):  # runnable when named (--variant NAME)
-                name = name[: -len(" (on demand)")]
-            out.append((name, ref))
-    return out
+    try:
+        variants = json.loads(p.stdout)
+        return [{"name": v["name"], "description": v.get("description", ""), "reference": bool(v["reference"]),
+                 "on_demand": bool(v.get("on_demand")), "known_defect": v.get("known_defect", "")}
+                for v in variants]
+    except (ValueError, TypeError, KeyError):
+        raise ToolError(f"{program} --list --format json did not print a JSON list of variants (built from an "
+                        "older harness? rebuild it)")
 
 
-def profile_command(ncu, chapter, program, variant, size, metrics, report, nvtx=True):
+def timed_range(chapter, variant):
+    """ncu's NVTX filter for the launches of one variant's timed run: the runner pushes "<chapter>", then
+    "<variant>", then "timed" around the timed repetitions only (not set-up, the checked run or a warm-up)."""
+    return f"{chapter}/{variant}/timed/"
+
+
+def profile_command(ncu, chapter, program, variant, size, metrics, report, chapter_args=(), all_launches=False):
     cmd = [ncu, "--clock-control", "none"]
-    if nvtx:
-        cmd += ["--nvtx", "--nvtx-include", f"{chapter}/{variant}/"]
+    if not all_launches:
+        cmd += ["--nvtx", "--nvtx-include", timed_range(chapter, variant)]
     cmd += ["--metrics", ",".join(metrics), "-o", str(report), "--force-overwrite",
-            str(program), "--profile", "--variant", variant, "--size", size]
+            str(program), "--profile", "--variant", variant, "--size", size, *chapter_args]
     return cmd
 
 
-def run_ncu_profile(ncu, chapter, program, variant, size, metrics, report, nvtx, timeout):
-    """Profiles one chapter; returns (True when the report holds kernels, ncu's output)."""
-    cmd = profile_command(ncu, chapter, program, variant, size, metrics, report, nvtx)
-    note("profiling: " + shlex.join([Path(ncu).name] + cmd[1:]))
+def run_ncu_profile(cmd, chapter, report, timeout):
+    """Runs one profiling command; returns (True when the report holds kernels, ncu's output)."""
+    note("profiling: " + shlex.join([Path(cmd[0]).name] + cmd[1:]))
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -436,12 +424,45 @@ def import_report(ncu, report):
 
 # ---- Command line -------------------------------------------------------------------------------
 
+# Chapter options that ncu-compare passes on to the programs that take them (see each program's --help), so that
+# a ladder can be profiled at the shape where a stage is weak: the FFT chapters' signal length, the SGEMM chapters'
+# matrix shape.
+CHAPTER_OPTIONS = [
+    ("length", "N", "FFT chapters (30-35): signal length, a power of two; batch = --size / N"),
+    ("m", "M", "SGEMM chapters (20-29): rows of A and C"),
+    ("n", "N", "SGEMM chapters (20-29): columns of B and C"),
+    ("k", "K", "SGEMM chapters (20-29): columns of A, rows of B"),
+]
+
+
+def chapter_arguments(args, targets):
+    """{chapter: [--option, value, ...]}: each chapter option given to ncu-compare, for the programs whose --help
+    lists it (an option that no chosen program takes is a usage error; one that some do not take is a warning),
+    then the --chapter-arg arguments, for every program."""
+    given = [(name, getattr(args, name)) for name, _, _ in CHAPTER_OPTIONS if getattr(args, name) is not None]
+    out = {chapter: [] for chapter, _ in targets}
+    for name, value in given:
+        takers = [chapter for chapter, program in targets if accepts_option(program, "--" + name)]
+        if not takers:
+            raise ToolError(f"--{name}: none of the chosen chapters takes it ({', '.join(c for c, _ in targets)})")
+        for chapter, _ in targets:
+            if chapter in takers:
+                out[chapter] += ["--" + name, str(value)]
+            else:
+                warn(f"{chapter} has no --{name}; profiled without it")
+    for chapter, _ in targets:
+        out[chapter] += args.chapter_arg
+    return out
+
+
 def main(argv):
     p = ArgumentParser(
         prog="ncu-compare",
         description="Profiles the stage variant of each chapter with Nsight Compute (one `ncu --clock-control "
-                    "none` run per chapter, in profile mode: one check, one warm-up and one timed run), keeps "
-                    "the .ncu-rep reports, and prints one table of the timed run's kernels: duration, DRAM "
+                    "none` run per chapter, in profile mode: one checked run, which is also the warm-up, then one "
+                    "timed run), keeps the .ncu-rep reports, and prints one table of every launch of the timed "
+                    "run (selected by the runner's NVTX range <chapter>/<variant>/timed/, so one-time set-up and "
+                    "the checked run are left out) with the chapter's total over them: duration, DRAM "
                     "throughput, occupancy, branch uniformity and divergence, shared-memory bank conflicts, "
                     "atomics, instructions and warp execution efficiency. Also writes the table as CSV.",
         epilog="Presets: " + "; ".join(f"{k}: {', '.join(v)}" for k, v in PRESETS.items() if k != "all") +
@@ -460,22 +481,30 @@ def main(argv):
     p.add_argument("--variant", metavar="NAME",
                    help="variant to profile in every chapter (default: each chapter's stage variant)")
     p.add_argument("--size", default="2^24", metavar="N", help="problem size (default 2^24: quick)")
+    for name, metavar, what in CHAPTER_OPTIONS:
+        p.add_argument("--" + name, type=int, metavar=metavar,
+                       help=f"{what}; passed to the chapters that take --{name}")
+    p.add_argument("--chapter-arg", action="append", default=[], metavar="ARG",
+                   help="one more argument for every chapter program (repeatable; --chapter-arg=--selectivity "
+                        "--chapter-arg=10)")
     p.add_argument("--preset", default="all", choices=sorted(PRESETS), help="metric preset (default all)")
     p.add_argument("--metrics", metavar="LIST", help="extra ncu metric names, comma-separated (added to the preset; "
                                                      "shown in the CSV)")
     p.add_argument("--out", metavar="DIR", help="where the .ncu-rep reports go (default: <build>/ncu)")
     p.add_argument("--csv", metavar="FILE", help="CSV file of the table (default: <out>/ncu-compare.csv)")
     p.add_argument("--ncu", metavar="PATH", help="the ncu program (default: ncu on PATH or in the CUDA toolkit)")
-    p.add_argument("--no-nvtx", action="store_true",
-                   help="do not filter by NVTX range (profile mode runs only the named variant anyway)")
     p.add_argument("--all-launches", action="store_true",
-                   help="show every profiled launch (check, warm-up and timed runs), not just the timed run")
+                   help="profile without the NVTX filter and show every launch of the process (set-up, the "
+                        "checked run and the timed run), to see what the filter leaves out")
     p.add_argument("--timeout", type=float, default=600, metavar="S", help="per chapter (default 600)")
     args = p.parse_args(argv)
 
     parse_size(args.size)
     if args.timeout <= 0:
         raise ToolError("--timeout must be positive")
+    for name, _, _ in CHAPTER_OPTIONS:
+        if getattr(args, name) is not None and getattr(args, name) <= 0:
+            raise ToolError(f"--{name} must be positive")
     metrics = list(PRESETS[args.preset])
     extra_metrics = parse_list(args.metrics, "--metrics") if args.metrics is not None else []
     for m in extra_metrics:
@@ -506,41 +535,48 @@ def main(argv):
             if not chosen:
                 raise ToolError(f"no scan stage programs (05-16) are built under {build / 'chapters'}")
         targets = [(c, programs[c]) for c in chosen]
+    passed = chapter_arguments(args, targets)
 
     out_dir = Path(args.out) if args.out else build / "ncu"
     out_dir.mkdir(parents=True, exist_ok=True)
     profiles = []
-    use_nvtx = not args.no_nvtx
     for chapter, program in targets:
         variants = list_variants(program)
-        variant = args.variant or stage_variant_name(chapter, variants)
+        names = [v["name"] for v in variants]
+        variant = args.variant or stage_variant_name(
+            chapter, [(v["name"], v["reference"]) for v in variants if not v["on_demand"]])
         if not variant:
             raise ToolError(f"{chapter}: no variant to profile (see {program} --list)")
-        if variant not in [v for v, _ in variants]:
-            raise ToolError(f"{chapter} has no variant '{variant}' (known: {', '.join(v for v, _ in variants)})")
+        if variant not in names:
+            raise ToolError(f"{chapter} has no variant '{variant}' (known: {', '.join(names)})")
         report = out_dir / chapter
-        ok, text = run_ncu_profile(ncu, chapter, program, variant, args.size, metrics, report, use_nvtx,
-                                   args.timeout)
-        if not ok and use_nvtx and not program_error_in(text):
-            warn(f"{chapter}: the NVTX filter \"{chapter}/{variant}/\" matched no kernel; profiling without it "
-                 "from now on (in profile mode a program runs only the variant named)")
-            use_nvtx = False
-            ok, text = run_ncu_profile(ncu, chapter, program, variant, args.size, metrics, report, False,
-                                       args.timeout)
+        cmd = profile_command(ncu, chapter, program, variant, args.size, metrics, report, passed[chapter],
+                              args.all_launches)
+        ok, text = run_ncu_profile(cmd, chapter, report, args.timeout)
         if not ok:
             why = program_error_in(text)
+            if why:
+                raise ToolError(f"ncu profiled no kernel of {chapter} (variant {variant}): the program said {why}",
+                                status=1)
             raise ToolError(f"ncu profiled no kernel of {chapter} (variant {variant})" +
-                            (f": the program said {why}" if why else ""), status=1)
+                            ("" if args.all_launches else
+                             f" inside the NVTX range \"{timed_range(chapter, variant)}\": is {program} an old "
+                             "build from before the runner's \"timed\" range (rebuild it), or not a program of this "
+                             "tutorial's harness? (--all-launches profiles without the filter)"), status=1)
         launches = parse_ncu_csv(import_report(ncu, report))
         profiles.append({"chapter": chapter, "variant": variant, "launches": launches,
                          "report": str(report) + ".ncu-rep"})
 
-    headers, display, csv_headers, raw = table_rows(profiles, metrics, args.all_launches)
-    print(f"Nsight Compute, --size {args.size}, preset {args.preset}; "
-          + ("every profiled launch" if args.all_launches else "the timed run's kernels") + ":")
+    headers, display, csv_headers, raw = table_rows(profiles, metrics)
+    shape = "".join(f", --{name} {getattr(args, name)}" for name, _, _ in CHAPTER_OPTIONS
+                    if getattr(args, name) is not None)
+    print(f"Nsight Compute, --size {args.size}{shape}, preset {args.preset}; "
+          + ("every launch of the process (set-up, checked run, timed run)" if args.all_launches
+             else "every launch of the timed run") + ":")
     print(format_table(headers, display, "lll" + "r" * (len(headers) - 3)), end="")
-    print("total: counts summed; DRAM %peak and occupancy averaged with the kernels' times as weights, br uniform % "
-          "and warp eff % (threads per instruction / 32) with their instruction counts (see --help).")
+    print("total: over the launches above; counts summed; DRAM %peak and occupancy averaged with the kernels' times as "
+          "weights, br uniform % and warp eff % (threads per instruction / 32) with their instruction counts (see "
+          "--help).")
     csv_path = Path(args.csv) if args.csv else out_dir / "ncu-compare.csv"
     write_text(csv_path, to_csv(csv_headers, raw))
     print(f"CSV: {display_path(csv_path)}")

@@ -2,13 +2,11 @@
 and write docs/results/<gpu>.json, docs/results/<gpu>.md and PNG plots; or compare two result files."""
 
 import json
-import re
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
-from .common import (REPO_ROOT, ArgumentParser, ToolError, chapter_number, fmt_num, fmt_ratio, fmt_us,
+from .common import (REPO_ROOT, ArgumentParser, ToolError, accepts_option, chapter_number, fmt_num, fmt_ratio, fmt_us,
                      format_size, load_json, markdown_table, machine_metadata, note, parse_list,
                      parse_size, shorten, slugify, stage_variant_name, warn, write_text)
 from .tour import (ARTICLE, ARTICLE_CUB_US, LADDERS, RESULTS_FORMAT, STAGE_ALIGN, add_run_arguments,
@@ -102,7 +100,7 @@ def run_sweeps(args, programs, sizes, selectivities):
         if not chosen:
             continue
         chapter, path = chosen[0]
-        if not _accepts_option(path, how["option"]):
+        if not accepts_option(path, how["option"]):
             warn(f"{chapter} has no {how['option']} option (see its --help); its sweep is skipped")
             continue
         runs = []
@@ -116,14 +114,6 @@ def run_sweeps(args, programs, sizes, selectivities):
                                     display_path=display_path(path)))
         sweeps[name] = {"chapter": chapter, "option": how["option"], "runs": runs}
     return sweeps
-
-
-def _accepts_option(program, option):
-    try:
-        p = subprocess.run([str(program), "--help"], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return p.returncode == 0 and re.search(rf"(^|\s){re.escape(option)}\b", p.stdout) is not None
 
 
 def sweep_matrix(sweep, metric):

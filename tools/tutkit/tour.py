@@ -3,7 +3,6 @@ that compares the scan stages with each other, with CUB, with cudaMemcpy and wit
 
 import json
 import os
-import re
 import shlex
 import statistics
 import subprocess
@@ -132,15 +131,6 @@ def program_error(stderr, returncode):
     return f"exit status {returncode}"
 
 
-def parse_program_json(text):
-    """A program's --format json output; a bare nan or inf (which C++ streams print and JSON lacks)
-    becomes null."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return json.loads(re.sub(r"(?<=[:\[,\s])-?(nan|inf)(?=[,\]}\s])", "null", text))
-
-
 def run_program(chapter, path, args, timeout=None, params=None, display_path=None):
     """Runs one chapter program with --format json and returns its record (see RESULTS_FORMAT)."""
     cmd = [str(path), "--format", "json", *args]
@@ -160,7 +150,7 @@ def run_program(chapter, path, args, timeout=None, params=None, display_path=Non
     rec["elapsed_s"] = round(time.monotonic() - start, 3)
     rec["returncode"] = p.returncode
     try:
-        data = parse_program_json(p.stdout) if p.stdout.strip() else None
+        data = json.loads(p.stdout) if p.stdout.strip() else None
     except json.JSONDecodeError:
         data = None
         if p.returncode == 0:
