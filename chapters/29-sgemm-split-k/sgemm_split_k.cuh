@@ -52,15 +52,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSm)
     const int block_row = tile_m * Cfg::kBlockM, block_col = tile_n * Cfg::kBlockN;
     int thread_row, thread_col;
     sgemm_tuned::thread_origin<Cfg>(thread_row, thread_col);
-    const int split = static_cast<int>(blockIdx.y);
-    const int k_begin = split * k_per_split;
-    const int k_end = min(k, k_begin + k_per_split);  // k_per_split is a multiple of kBlockK: so is k_begin
+    const int k_begin = static_cast<int>(blockIdx.y) * k_per_split;  // a multiple of kBlockK
+    const int k_end = min(k, k_begin + k_per_split);
 
     float acc[Cfg::kThreadM][Cfg::kThreadN] = {};
     sgemm_tuned::accumulate_tile<Cfg, kVectorized>(m, n, k, k_begin, k_end, A, B, block_row, block_col, thread_row,
                                                    thread_col, acc);
-    // The raw partial sum: alpha = 1, beta = 0 (the slice is never read before it is written).
-    float* slice = workspace + static_cast<std::size_t>(split) * m * n;
+    // The raw partial sum: alpha = 1, beta = 0 (the slice is never read before it is written). blockIdx.y
+    // read again here rather than kept live through the loop (the 128 x 128 tile has no register to spare).
+    float* slice = workspace + static_cast<std::size_t>(blockIdx.y) * m * n;
     sgemm_tuned::store_tile<Cfg, kVectorized>(slice, m, n, block_row + thread_row, block_col + thread_col, 1.0f, 0.0f,
                                               acc);
   }

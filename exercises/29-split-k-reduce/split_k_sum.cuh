@@ -20,7 +20,7 @@ __global__ void split_k_sum_kernel(std::size_t count, int splits, const float* _
                                    float beta, float* __restrict__ C) {
   const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step) {
-    // ---- the part to write ----
+    // TODO: the part to write.
     // Sum element i of every slice, split 0 first, then write alpha * sum + beta * C[i] to C[i]
     // (with beta == 0, do not read C[i]: it may be NaN).
     (void)splits;
@@ -28,7 +28,6 @@ __global__ void split_k_sum_kernel(std::size_t count, int splits, const float* _
     (void)alpha;
     (void)beta;
     (void)C;
-    // ---- end ----
   }
 }
 

@@ -20,12 +20,10 @@ __global__ void split_k_sum_kernel(std::size_t count, int splits, const float* _
                                    float beta, float* __restrict__ C) {
   const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step) {
-    // ---- the part to write ----
     float sum = 0.0f;
     for (int s = 0; s < splits; ++s) sum += ws[static_cast<std::size_t>(s) * count + i];  // split 0 first
     const float scaled = alpha * sum;
     C[i] = beta == 0.0f ? scaled : fmaf(beta, C[i], scaled);  // beta == 0: C is not read
-    // ---- end ----
   }
 }
 
