@@ -332,35 +332,31 @@ __device__ __forceinline__ void block_tile(int bid, int tiles_m, int tiles_n, in
   tile_n = in_band / rows;
 }
 
-// ---- The kernel ---------------------------------------------------------------------------------------
+// ---- The kernel ----------------------------------------------------------------------------------------
+// acc = A[tile rows][k_begin .. k_end-1] * B[k_begin .. k_end-1][tile columns] for the tile at (block_row,
+// block_col): the pipelined main loop. k is A's row length (its leading dimension); [k_begin, k_end) is the
+// part of the sum this block computes (the whole of K here; one split of it in chapter 29), k_begin a
+// multiple of kBlockK. Returns with every copy landed; the caller stores acc.
 template <class Cfg, bool kVectorized>
-__device__ __forceinline__ void sgemm_tile(int m, int n, int k, float alpha, const float* __restrict__ A,
-                                           const float* __restrict__ B, float beta, float* __restrict__ C) {
+__device__ __forceinline__ void accumulate_tile(int m, int n, int k, int k_begin, int k_end,
+                                                const float* __restrict__ A, const float* __restrict__ B,
+                                                int block_row, int block_col, int thread_row, int thread_col,
+                                                float (&acc)[Cfg::kThreadM][Cfg::kThreadN]) {
   extern __shared__ float4 shared_raw[];  // float4: 16-byte aligned
   float* const As = reinterpret_cast<float*>(shared_raw);  // kStages transposed A slices, then B slices
   float* const Bs = As + Cfg::kStages * Cfg::kStageFloatsA;
 
-  const int tiles_m = (m + Cfg::kBlockM - 1) / Cfg::kBlockM, tiles_n = (n + Cfg::kBlockN - 1) / Cfg::kBlockN;
-  int tile_m, tile_n;
-  block_tile<Cfg>(static_cast<int>(blockIdx.x), tiles_m, tiles_n, tile_m, tile_n);
-  const int block_row = tile_m * Cfg::kBlockM;
-  const int block_col = tile_n * Cfg::kBlockN;
-  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-  // The first row and column of this thread's first quad, inside the block tile.
-  const int thread_row = warp / Cfg::kWarpsN * Cfg::kWarpM + lane / Cfg::kLanesN * Cfg::kQuad;
-  const int thread_col = warp % Cfg::kWarpsN * Cfg::kWarpN + lane % Cfg::kLanesN * Cfg::kQuad;
-
   const CopyPlan plan = make_copy_plan<Cfg>(A, B, m, n, k, block_row, block_col);
   const bool interior = block_row + Cfg::kBlockM <= m && block_col + Cfg::kBlockN <= n;  // all rows, columns
 
-  float acc[Cfg::kThreadM][Cfg::kThreadN] = {};
-  const int slices = (k + Cfg::kBlockK - 1) / Cfg::kBlockK;
+  const int slices = k_end > k_begin ? (k_end - k_begin + Cfg::kBlockK - 1) / Cfg::kBlockK : 0;
   // Prologue: slices 0 .. kStages-2 into buffers 0 .. kStages-2, one group each (empty past the end).
+  // Copies test against k_end: the range's end acts as the end of K.
 #pragma unroll
   for (int s = 0; s < Cfg::kStages - 1; ++s) {
     if (s < slices)
-      load_slice<Cfg, kVectorized>(plan, A, B, n, k, s * Cfg::kBlockK, interior, As + s * Cfg::kStageFloatsA,
-                                   Bs + s * Cfg::kStageFloatsB);
+      load_slice<Cfg, kVectorized>(plan, A, B, n, k_end, k_begin + s * Cfg::kBlockK, interior,
+                                   As + s * Cfg::kStageFloatsA, Bs + s * Cfg::kStageFloatsB);
     cp_async_commit();
   }
   int read_stage = 0;                   // buffer of slice t
@@ -370,7 +366,7 @@ __device__ __forceinline__ void sgemm_tile(int m, int n, int k, float alpha, con
     __syncthreads();  // everyone's have; and everyone has finished multiplying slice t - 1
     const int next = t + Cfg::kStages - 1;
     if (next < slices)
-      load_slice<Cfg, kVectorized>(plan, A, B, n, k, next * Cfg::kBlockK, interior,
+      load_slice<Cfg, kVectorized>(plan, A, B, n, k_end, k_begin + next * Cfg::kBlockK, interior,
                                    As + write_stage * Cfg::kStageFloatsA, Bs + write_stage * Cfg::kStageFloatsB);
     cp_async_commit();  // one group per slice (empty near the end), so the wait count above stays right
     multiply_tile<Cfg>(As + read_stage * Cfg::kStageFloatsA, Bs + read_stage * Cfg::kStageFloatsB, thread_row,
@@ -379,6 +375,29 @@ __device__ __forceinline__ void sgemm_tile(int m, int n, int k, float alpha, con
     write_stage = write_stage + 1 == Cfg::kStages ? 0 : write_stage + 1;
   }
   cp_async_wait<0>();  // no copy may still be writing shared memory when the block exits
+}
+
+// The first row and column of this thread's first quad, inside the block tile.
+template <class Cfg>
+__device__ __forceinline__ void thread_origin(int& thread_row, int& thread_col) {
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  thread_row = warp / Cfg::kWarpsN * Cfg::kWarpM + lane / Cfg::kLanesN * Cfg::kQuad;
+  thread_col = warp % Cfg::kWarpsN * Cfg::kWarpN + lane % Cfg::kLanesN * Cfg::kQuad;
+}
+
+template <class Cfg, bool kVectorized>
+__device__ __forceinline__ void sgemm_tile(int m, int n, int k, float alpha, const float* __restrict__ A,
+                                           const float* __restrict__ B, float beta, float* __restrict__ C) {
+  const int tiles_m = (m + Cfg::kBlockM - 1) / Cfg::kBlockM, tiles_n = (n + Cfg::kBlockN - 1) / Cfg::kBlockN;
+  int tile_m, tile_n;
+  block_tile<Cfg>(static_cast<int>(blockIdx.x), tiles_m, tiles_n, tile_m, tile_n);
+  const int block_row = tile_m * Cfg::kBlockM;
+  const int block_col = tile_n * Cfg::kBlockN;
+  int thread_row, thread_col;
+  thread_origin<Cfg>(thread_row, thread_col);
+
+  float acc[Cfg::kThreadM][Cfg::kThreadN] = {};
+  accumulate_tile<Cfg, kVectorized>(m, n, k, 0, k, A, B, block_row, block_col, thread_row, thread_col, acc);
   store_tile<Cfg, kVectorized>(C, m, n, block_row + thread_row, block_col + thread_col, alpha, beta, acc);
 }
 
@@ -432,22 +451,36 @@ void prepare_kernel() {
   (void)prepared;
 }
 
+// Output tiles of an m x n C (the grid of the kernel), refused past 2^31 - 1.
 template <class Cfg>
-void sgemm(int m, int n, int k, float alpha, const float* A, const float* B, float beta, float* C,
-           cudaStream_t stream) {
-  if (m <= 0 || n <= 0) return;  // an empty C: nothing to write
+unsigned tile_count(int m, int n) {
   const long long tiles = static_cast<long long>((m + Cfg::kBlockM - 1) / Cfg::kBlockM) *
                           ((n + Cfg::kBlockN - 1) / Cfg::kBlockN);
   if (tiles > 0x7fffffffLL) throw std::runtime_error("sgemm_tuned: more than 2^31 - 1 tiles");
-  const dim3 grid(static_cast<unsigned>(tiles));
-  if (can_vectorize(n, B, C)) {
-    prepare_kernel<Cfg, true>();
+  return static_cast<unsigned>(tiles);
+}
+
+// The launch alone, for a kernel that prepare_kernel<Cfg, ...>() has already opted in (chapter 28 does that
+// once, in its set-up).
+template <class Cfg>
+void launch_prepared(int m, int n, int k, float alpha, const float* A, const float* B, float beta, float* C,
+                     cudaStream_t stream) {
+  if (m <= 0 || n <= 0) return;  // an empty C: nothing to write
+  const dim3 grid(tile_count<Cfg>(m, n));
+  if (can_vectorize(n, B, C))
     sgemm_tuned_kernel<Cfg, true><<<grid, Cfg::kThreads, Cfg::kSharedBytes, stream>>>(m, n, k, alpha, A, B, beta, C);
-  } else {  // n not a multiple of 4, or a misaligned B or C: 4-byte copies of B and scalar stores of C
-    prepare_kernel<Cfg, false>();
+  else  // n not a multiple of 4, or a misaligned B or C: 4-byte copies of B and scalar stores of C
     sgemm_tuned_kernel<Cfg, false><<<grid, Cfg::kThreads, Cfg::kSharedBytes, stream>>>(m, n, k, alpha, A, B, beta, C);
-  }
   TUT_CHECK_LAUNCH();
+}
+
+template <class Cfg>
+void sgemm(int m, int n, int k, float alpha, const float* A, const float* B, float beta, float* C,
+           cudaStream_t stream) {
+  if (m <= 0 || n <= 0) return;
+  if (can_vectorize(n, B, C)) prepare_kernel<Cfg, true>();
+  else prepare_kernel<Cfg, false>();
+  launch_prepared<Cfg>(m, n, k, alpha, A, B, beta, C, stream);
 }
 
 }  // namespace sgemm_tuned

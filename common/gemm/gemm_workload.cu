@@ -193,6 +193,11 @@ class GemmWorkload final : public Workload {
     record_->cpu_reference = problem_->has_cpu_reference();
   }
 
+  void setup(const std::string& variant) override {
+    for (const auto& v : variants_)
+      if (v.name == variant && v.setup) v.setup(problem_->m(), problem_->n(), problem_->k());
+  }
+
   void poison(cudaStream_t stream) override { problem_->reset_c(stream); }
 
   void run(const std::string& variant, cudaStream_t stream) override {
@@ -277,8 +282,14 @@ tut::ChapterSpec make_gemm_chapter(const std::string& id, const std::string& tit
   };
   auto record = std::make_shared<RunRecord>();
   spec.make_workload = [variants, record] { return std::make_unique<GemmWorkload>(variants, record); };
-  spec.summary = [record](std::ostream& os, const DeviceInfo& info, const Options&, const std::vector<Result>&) {
+  spec.summary = [record, variants](std::ostream& os, const DeviceInfo& info, const Options&,
+                                     const std::vector<Result>& results) {
     print_summary(os, info, *record);
+    const GemmDims& d = record->dims;
+    for (const auto& v : variants)  // what the variants that ran chose at this shape
+      if (v.explain && std::any_of(results.begin(), results.end(), [&](const Result& r) { return r.variant == v.name; }))
+        os << v.name << " at " << d.m << " x " << d.n << " x " << d.k << ": "
+           << v.explain(static_cast<int>(d.m), static_cast<int>(d.n), static_cast<int>(d.k)) << "\n";
   };
   return spec;
 }

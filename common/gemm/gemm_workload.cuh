@@ -33,6 +33,11 @@ struct GemmVariant {
   GemmLaunch launch;
   std::string known_defect;  // for 'article' variants that reproduce a documented defect
   bool on_demand = false;    // run only when named (--variant NAME or all); see VariantSpec
+  // Optional one-time set-up for problems of this shape, outside any timed run (Workload::setup; the tests
+  // call it before each shape): shared-memory opt-in, occupancy queries, a workspace sized for (m, n, k).
+  std::function<void(int m, int n, int k)> setup = nullptr;
+  // Optional: what the variant runs at this shape (tile, split), printed after the table in table mode.
+  std::function<std::string(int m, int n, int k)> explain = nullptr;
 };
 
 // alpha and beta of every chapter run: neither 1 nor 0, so that a kernel that forgets alpha, drops

@@ -1,0 +1,199 @@
+// Chapter 28: SGEMM at every shape, part 1: the tile configuration chosen per shape.
+//
+// Chapter 27's kernel (sgemm_tuned.cuh, included, not copied) is the building block. Its stage, a
+// 128 x 256 tile at one block per SM, is the fastest where C has many tiles (4096^3: 512 tiles, 3.9 waves
+// of 132), and loses where it has few or where the last wave is nearly empty (1024^3: 32 tiles for 132 SMs;
+// 3072^3: 288 tiles, 2.18 waves, so the third wave runs 18% full). This chapter keeps a small set of
+// configurations of the same kernel and picks one per shape with the wave model of shape_model.hpp, from the
+// SM count and each configuration's blocks per SM, both read from the device once in the set-up.
+//
+// The candidates differ in the product that fixes a wave's work, blocks per SM x tile area: the 16 x 8
+// and 8 x 8 thread tiles of chapter 27 hold 32768 accumulators per SM whatever the tile (1 x 128 x 256,
+// 2 x 128 x 128), so they quantise alike; 192 x 128 (1 per SM) and 96 x 128 (2 per SM)
+// hold 24576, and so does 64 x 128 at 3 per SM (4 would cap it at 128 registers, and it spills there), so
+// their waves are 3/4 as long and fall differently on the SM count (3072^3: 2.91 waves).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "cuda_check.cuh"
+#include "device.cuh"
+#include "shape_model.hpp"
+#include "sgemm_tuned.cuh"
+
+namespace sgemm_shapes {
+
+// The candidates, best efficiency first (the first is the default the model must beat by kSwitchMargin).
+// kEfficiency: the share of the FP32 peak at 4096^3 on the H200, from chapter 27's measured table where the
+// configuration was measured there (README "Variants measured"); for the two new tiles, assumed equal to the
+// measured configuration with the same thread tile. The GPU run of --variant all checks them.
+//                                              BM   BN  BK  WM  WN lanesM stages groupM minBlocks
+struct Tile128x256 {  // chapter 27's stage: 16 x 8 per thread, 256 threads, 1 block per SM
+  using Config = sgemm_tuned::TileConfig<128, 256, 16, 64, 64, 4, 3, 1, 1>;
+  static constexpr const char* kName = "128x256";
+  static constexpr double kEfficiency = 0.691;  // measured (chapter 27, 4096^3: 69.1% of peak)
+};
+struct Tile128x128 {  // 8 x 8 per thread, 256 threads, 2 blocks per SM
+  using Config = sgemm_tuned::TileConfig<128, 128, 16, 32, 64, 4, 3, 1, 2>;
+  static constexpr const char* kName = "128x128";
+  static constexpr double kEfficiency = 0.682;  // measured (chapter 27, 4096^3: 68.2%)
+};
+struct Tile192x128 {  // 16 x 8 per thread, 192 threads, 1 block per SM: 3/4 of the 128 x 256 wave
+  using Config = sgemm_tuned::TileConfig<192, 128, 24, 64, 64, 4, 3, 1, 1>;
+  static constexpr const char* kName = "192x128";
+  static constexpr double kEfficiency = 0.691;  // assumed: the 16 x 8 thread tile of 128x256
+};
+struct Tile96x128 {  // 8 x 8 per thread, 192 threads, 2 blocks per SM: 3/4 of the 128 x 128 wave
+  using Config = sgemm_tuned::TileConfig<96, 128, 24, 32, 64, 4, 3, 1, 2>;
+  static constexpr const char* kName = "96x128";
+  static constexpr double kEfficiency = 0.682;  // assumed: the 8 x 8 thread tile of 128x128
+};
+struct Tile64x128 {  // 8 x 8 per thread, 128 threads, 3 blocks per SM (4 spill at 128 registers): 3/4 wave
+  using Config = sgemm_tuned::TileConfig<64, 128, 16, 32, 64, 4, 3, 1, 3>;
+  static constexpr const char* kName = "64x128";
+  static constexpr double kEfficiency = 0.682;  // assumed: the 8 x 8 thread tile of 128x128
+};
+using Tiles = std::tuple<Tile128x256, Tile128x128, Tile192x128, Tile96x128, Tile64x128>;
+
+// sm_90's 227 KiB per block holds every candidate; sm_75's 64 KiB does not hold 128x256 (72.8 KiB).
+static_assert(Tile128x256::Config::kSharedBytes <= 227 * 1024 && Tile192x128::Config::kSharedBytes <= 227 * 1024,
+              "every candidate fits in an sm_90 block");
+
+// Blocks of chapter 27's kernel for this configuration that one SM holds at once (registers, shared memory,
+// threads), from the occupancy calculator on the current device. 0: the configuration does not fit.
+template <class Cfg>
+int resident_blocks_per_sm() {
+  int blocks = 0;
+  TUT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &blocks, sgemm_tuned::sgemm_tuned_kernel<Cfg, true>, Cfg::kThreads, Cfg::kSharedBytes));
+  return blocks;
+}
+
+// Shared-memory opt-in of both forms (float4 and 4-byte) of the configuration's kernel: the one-time set-up.
+template <class Cfg>
+void prepare_tile_kernels() {
+  sgemm_tuned::prepare_kernel<Cfg, true>();
+  sgemm_tuned::prepare_kernel<Cfg, false>();
+}
+
+// One candidate as the dispatcher sees it: its model, its one-time set-up and its launch.
+using TileLaunch = void (*)(int m, int n, int k, float alpha, const float* A, const float* B, float beta, float* C,
+                            cudaStream_t stream);
+struct TileKernel {
+  TileModel model;  // blocks_per_sm filled by setup()
+  int shared_bytes = 0;
+  void (*prepare)() = nullptr;
+  int (*occupancy)() = nullptr;
+  TileLaunch launch = nullptr;
+};
+
+template <class Tile>
+TileKernel tile_kernel() {
+  using Cfg = typename Tile::Config;
+  TileKernel t;
+  t.model = {Tile::kName, Cfg::kBlockM, Cfg::kBlockN, Cfg::kBlockK, Cfg::kStages, 0, Tile::kEfficiency};
+  t.shared_bytes = Cfg::kSharedBytes;
+  t.prepare = prepare_tile_kernels<Cfg>;
+  t.occupancy = resident_blocks_per_sm<Cfg>;
+  t.launch = sgemm_tuned::launch_prepared<Cfg>;
+  return t;
+}
+
+template <class... Tile>
+std::vector<TileKernel> tile_kernels(std::tuple<Tile...>*) {
+  return {tile_kernel<Tile>()...};
+}
+inline std::vector<TileKernel> all_tile_kernels() { return tile_kernels(static_cast<Tiles*>(nullptr)); }
+
+// The GPU's numbers for the model, read once from the device (SMs, FP32 and DRAM peaks).
+inline GpuModel gpu_model() {
+  int device = 0;
+  TUT_CUDA_CHECK(cudaGetDevice(&device));
+  const tut::DeviceInfo info = tut::query_device(device);
+  GpuModel g;
+  g.sms = info.sm_count;
+  // An unknown FP32 lane count leaves the peak at 0: the model then counts 128 lanes per SM (sm_80+).
+  g.peak_fp32_gflops = info.peak_fp32_gflops > 0 ? info.peak_fp32_gflops
+                                                 : info.sm_count * 128.0 * 2.0 * info.sm_clock_khz * 1e-6;
+  g.peak_dram_gbps = info.peak_dram_gbps > 0 ? info.peak_dram_gbps : 1000.0;
+  return g;
+}
+
+// The candidates with their blocks per SM on this device, and the GPU's numbers; filled once by set_up().
+// Candidates the device cannot hold (0 blocks per SM, or more shared memory than a block may have) stay in
+// the list, marked unusable: the model skips them and their own variant refuses with one sentence.
+class TileDispatcher {
+ public:
+  TileDispatcher() : kernels_(all_tile_kernels()) {}
+
+  void set_up() {
+    if (ready_) return;
+    int device = 0, optin = 0;
+    TUT_CUDA_CHECK(cudaGetDevice(&device));
+    TUT_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    gpu_ = gpu_model();
+    usable_.clear();
+    models_.clear();
+    for (std::size_t i = 0; i < kernels_.size(); ++i) {
+      TileKernel& t = kernels_[i];
+      if (t.shared_bytes > optin) continue;
+      t.prepare();  // the opt-in must come first: the occupancy of a kernel over 48 KiB depends on it
+      t.model.blocks_per_sm = t.occupancy();
+      if (t.model.blocks_per_sm <= 0) continue;
+      usable_.push_back(static_cast<int>(i));
+      models_.push_back(t.model);
+    }
+    if (usable_.empty()) throw std::runtime_error("no tile configuration of chapter 28 fits this GPU");
+    ready_ = true;
+  }
+
+  const std::vector<TileKernel>& kernels() const { return kernels_; }
+  const std::vector<TileModel>& models() const { return models_; }  // the usable ones, in order
+  int kernel_of(const Plan& p) const { return usable_.at(static_cast<std::size_t>(p.config)); }
+  const GpuModel& gpu() const { return gpu_; }
+  bool ready() const { return ready_; }
+
+  // The rule (max_splits 1: chapter 28; chapter 29 passes more).
+  Plan plan(int m, int n, int k, int max_splits = 1, bool beta_nonzero = true) const {
+    require_ready();
+    return choose(models_, gpu_, m, n, k, max_splits, beta_nonzero);
+  }
+
+  void require_ready() const {
+    if (!ready_)
+      throw std::logic_error("the tile dispatcher was launched before its set-up (Workload::setup) ran");
+  }
+
+  // Candidate i, by itself (a --variant of its own).
+  void launch_kernel(std::size_t i, int m, int n, int k, float alpha, const float* A, const float* B, float beta,
+                     float* C, cudaStream_t stream) const {
+    require_ready();
+    for (int u : usable_)
+      if (static_cast<std::size_t>(u) == i) {
+        kernels_[i].launch(m, n, k, alpha, A, B, beta, C, stream);
+        return;
+      }
+    throw std::runtime_error("tile configuration " + kernels_[i].model.name + " does not fit this GPU");
+  }
+
+ private:
+  std::vector<TileKernel> kernels_;
+  std::vector<int> usable_;
+  std::vector<TileModel> models_;
+  GpuModel gpu_;
+  bool ready_ = false;
+};
+
+// The stage of chapter 28: plan, then launch the chosen configuration over the whole of K.
+inline void sgemm_tile_by_shape(const TileDispatcher& d, int m, int n, int k, float alpha, const float* A,
+                                const float* B, float beta, float* C, cudaStream_t stream) {
+  if (m <= 0 || n <= 0) return;
+  const Plan p = d.plan(m, n, k, 1, beta != 0.0f);
+  d.kernels()[static_cast<std::size_t>(d.kernel_of(p))].launch(m, n, k, alpha, A, B, beta, C, stream);
+}
+
+}  // namespace sgemm_shapes

@@ -1,0 +1,66 @@
+// Chapter 29: SGEMM at every shape, part 2: split-K with a deterministic reduction, the tile and the split
+// chosen together by chapter 28's wave model. The stage is the whole dispatcher; fixed tile-and-split
+// candidates stay runnable (--variant splitk-<tile>-s<splits>, or --variant all) to measure the model.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gemm/gemm_workload.cuh"
+#include "sgemm_split_k.cuh"
+
+namespace {
+
+// The fixed candidates: the two measured tiles of chapter 28 (indices in sgemm_shapes::Tiles) at 2, 4 and 8
+// splits. (Split 1 of each is chapter 28's tile-<BMxBN> variant.)
+constexpr int kFixedTiles[] = {0, 1};
+constexpr int kFixedSplits[] = {2, 4, 8};
+
+tut::gemm::GemmVariant split_variant(std::shared_ptr<sgemm_split_k::SplitDispatcher> d, std::string name,
+                                     std::string description, int tile, int splits, bool on_demand) {
+  tut::gemm::GemmVariant v{std::move(name), std::move(description),
+                           [d, tile, splits](int m, int n, int k, float alpha, const float* A, const float* B,
+                                             float beta, float* C, cudaStream_t stream) {
+                             d->run(d->plan(m, n, k, tile, splits, beta != 0.0f), m, n, k, alpha, A, B, beta, C,
+                                    stream);
+                           },
+                           "", on_demand};
+  v.setup = [d, tile, splits](int m, int n, int k) { d->set_up(m, n, k, tile, splits); };
+  v.explain = [d, tile, splits](int m, int n, int k) {
+    d->set_up(m, n, k, tile, splits);
+    return sgemm_shapes::explain(d->tiles().models(), d->plan(m, n, k, tile, splits));
+  };
+  return v;
+}
+
+}  // namespace
+
+std::vector<tut::gemm::GemmVariant> split_k_variants() {
+  auto d = std::make_shared<sgemm_split_k::SplitDispatcher>();
+  std::vector<tut::gemm::GemmVariant> out;
+  out.push_back(split_variant(d, "sgemm-split-k",
+                              "chapter 28's tiles with K split in up to " + std::to_string(sgemm_split_k::kMaxSplits) +
+                                  " ranges, tile and split chosen by the wave model (printed after the table); "
+                                  "partial sums in a workspace of splits x M x N floats, summed in split order",
+                              -1, 0, false));
+  const auto tile_kernels = sgemm_shapes::all_tile_kernels();
+  for (int t : kFixedTiles)
+    for (int s : kFixedSplits) {
+      const std::string tile = tile_kernels[static_cast<std::size_t>(t)].model.name;
+      out.push_back(split_variant(d, "splitk-" + tile + "-s" + std::to_string(s),
+                                  tile + " tiles, K in " + std::to_string(s) + " ranges of whole slices (fewer "
+                                  "where K has fewer slices), workspace " + std::to_string(s) + " x M x N floats",
+                                  t, s, true));
+    }
+  return out;
+}
+
+tut::ChapterSpec chapter_spec() {
+  return tut::gemm::make_gemm_chapter("29-sgemm-split-k",
+                                      "SGEMM at every shape: split-K with a deterministic reduction, tile and split "
+                                      "chosen by the wave model",
+                                      split_k_variants());
+}
+
+#ifndef TUT_CHAPTER_NO_MAIN
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, chapter_spec()); }
+#endif

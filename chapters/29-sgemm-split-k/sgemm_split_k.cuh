@@ -1,0 +1,175 @@
+// Chapter 29: SGEMM at every shape, part 2: split-K, chosen by the same wave model as chapter 28's tiles.
+//
+// Where C has few tiles (128 x 4096 x 4096: 16 tiles of 128 x 256 for 132 SMs; 1024 x 1024 x 16384: 32)
+// no tile choice fills the GPU: the parallelism is in K. Split-K cuts the K sum into `splits` ranges of whole
+// slices; block (tile, split) computes one tile's partial sum over its range with chapter 27's main loop
+// (accumulate_tile, included, not copied) and stores it, as it is, into its own slice of a workspace:
+//     workspace[split][m][n] = A[:, range] * B[range, :]
+// A second, memory-bound kernel sums the slices in split order and applies alpha and beta:
+//     C = alpha * (slice 0 + slice 1 + ... ) + beta * C        (beta == 0: C is not read)
+// No atomics: every partial sum has one writer and the order of the sum is fixed, so the result is the same
+// bits on every run. The cost is the workspace, splits x m x n floats, written once and read once.
+//
+// The stage is the dispatcher: chapter 28's model, with splits 1 .. kMaxSplits added to its choices (a split
+// multiplies the blocks by `splits` and divides each block's K; the reduction's bytes and launch are added
+// to the prediction). With splits == 1 it is chapter 28's stage: one kernel, no workspace.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "cli.hpp"
+#include "cuda_check.cuh"
+#include "device_buffer.cuh"
+#include "sgemm_tile_by_shape.cuh"
+#include "split_k_reduce.cuh"
+
+namespace sgemm_split_k {
+
+constexpr int kMaxSplits = 64;  // the dispatcher's largest split (the model decides below it)
+
+// Block (blockIdx.x, blockIdx.y) = (tile, split): the tile's partial sum over K range
+// [split * k_per_split, min(k, (split + 1) * k_per_split)) into workspace slice `split` (m x n, row-major).
+template <class Cfg, bool kVectorized>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSm)
+    sgemm_split_k_kernel(int m, int n, int k, int k_per_split, const float* __restrict__ A,
+                         const float* __restrict__ B, float* __restrict__ workspace) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  if constexpr (Cfg::kSharedBytes > sgemm_tuned::kSharedBytesSm75) {
+    __trap();  // refused by the set-up before any launch (as chapter 27's kernel)
+  } else
+#endif
+  {
+    const int tiles_m = (m + Cfg::kBlockM - 1) / Cfg::kBlockM, tiles_n = (n + Cfg::kBlockN - 1) / Cfg::kBlockN;
+    int tile_m, tile_n;
+    sgemm_tuned::block_tile<Cfg>(static_cast<int>(blockIdx.x), tiles_m, tiles_n, tile_m, tile_n);
+    const int block_row = tile_m * Cfg::kBlockM, block_col = tile_n * Cfg::kBlockN;
+    int thread_row, thread_col;
+    sgemm_tuned::thread_origin<Cfg>(thread_row, thread_col);
+    const int k_begin = static_cast<int>(blockIdx.y) * k_per_split;  // a multiple of kBlockK
+    const int k_end = min(k, k_begin + k_per_split);
+
+    float acc[Cfg::kThreadM][Cfg::kThreadN] = {};
+    sgemm_tuned::accumulate_tile<Cfg, kVectorized>(m, n, k, k_begin, k_end, A, B, block_row, block_col, thread_row,
+                                                   thread_col, acc);
+    // The raw partial sum: alpha = 1, beta = 0 (the slice is never read before it is written). blockIdx.y
+    // read again here rather than kept live through the loop (the 128 x 128 tile has no register to spare).
+    float* slice = workspace + static_cast<std::size_t>(blockIdx.y) * m * n;
+    sgemm_tuned::store_tile<Cfg, kVectorized>(slice, m, n, block_row + thread_row, block_col + thread_col, 1.0f, 0.0f,
+                                              acc);
+  }
+}
+
+// The partial-sum kernels of configuration Cfg: opt-in (set-up) and launch.
+template <class Cfg>
+void prepare_split_kernels() {
+  int device = 0, optin = 0;
+  TUT_CUDA_CHECK(cudaGetDevice(&device));
+  TUT_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (Cfg::kSharedBytes > optin) return;  // unusable here; chapter 28's set-up leaves it out of the model
+  TUT_CUDA_CHECK(cudaFuncSetAttribute(sgemm_split_k_kernel<Cfg, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      Cfg::kSharedBytes));
+  TUT_CUDA_CHECK(cudaFuncSetAttribute(sgemm_split_k_kernel<Cfg, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      Cfg::kSharedBytes));
+  TUT_CUDA_CHECK(cudaFuncSetAttribute(sgemm_split_k_kernel<Cfg, true>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                      cudaSharedmemCarveoutMaxShared));
+  TUT_CUDA_CHECK(cudaFuncSetAttribute(sgemm_split_k_kernel<Cfg, false>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                      cudaSharedmemCarveoutMaxShared));
+}
+
+using SplitLaunch = void (*)(int m, int n, int k, int k_per_split, int splits, const float* A, const float* B,
+                             float* workspace, bool vectorized, cudaStream_t stream);
+
+template <class Cfg>
+void launch_split(int m, int n, int k, int k_per_split, int splits, const float* A, const float* B, float* workspace,
+                  bool vectorized, cudaStream_t stream) {
+  const dim3 grid(sgemm_tuned::tile_count<Cfg>(m, n), static_cast<unsigned>(splits));
+  if (vectorized)
+    sgemm_split_k_kernel<Cfg, true><<<grid, Cfg::kThreads, Cfg::kSharedBytes, stream>>>(m, n, k, k_per_split, A, B, workspace);
+  else
+    sgemm_split_k_kernel<Cfg, false><<<grid, Cfg::kThreads, Cfg::kSharedBytes, stream>>>(m, n, k, k_per_split, A, B, workspace);
+  TUT_CHECK_LAUNCH();
+}
+
+struct SplitKernels {
+  void (*prepare)();
+  SplitLaunch launch;
+};
+template <class... Tile>
+std::vector<SplitKernels> split_kernels(std::tuple<Tile...>*) {
+  return {SplitKernels{prepare_split_kernels<typename Tile::Config>, launch_split<typename Tile::Config>}...};
+}
+
+// What a split run needs: the plan, the tile dispatcher (chapter 28), the kernels, and the workspace.
+class SplitDispatcher {
+ public:
+  SplitDispatcher() : split_(split_kernels(static_cast<sgemm_shapes::Tiles*>(nullptr))) {}
+
+  // One-time set-up for problems up to (m, n, k): chapter 28's set-up (opt-in, blocks per SM), the partial-sum
+  // kernels' opt-in, and a workspace for the plan's splits (grown, never shrunk; allocated here, never in a
+  // launch). fixed_tile / fixed_splits: a candidate variant's plan instead of the model's.
+  void set_up(int m, int n, int k, int fixed_tile = -1, int fixed_splits = 0) {
+    tiles_.set_up();
+    if (!split_prepared_) {
+      for (auto& s : split_) s.prepare();
+      split_prepared_ = true;
+    }
+    reserve(plan(m, n, k, fixed_tile, fixed_splits).workspace_bytes);
+  }
+
+  void reserve(std::uint64_t bytes) {
+    if (bytes > workspace_.size() * sizeof(float))
+      workspace_ = tut::DeviceBuffer<float>(static_cast<std::size_t>((bytes + sizeof(float) - 1) / sizeof(float)));
+  }
+  std::uint64_t workspace_bytes() const { return workspace_.size() * sizeof(float); }
+
+  // The model's plan (fixed_tile < 0), or the plan of tile configuration fixed_tile with fixed_splits splits
+  // (the model's split count for that tile where fixed_splits == 0).
+  sgemm_shapes::Plan plan(int m, int n, int k, int fixed_tile = -1, int fixed_splits = 0, bool beta_nonzero = true) const {
+    tiles_.require_ready();
+    if (fixed_tile < 0) return tiles_.plan(m, n, k, kMaxSplits, beta_nonzero);
+    const auto& models = tiles_.models();
+    for (std::size_t u = 0; u < models.size(); ++u)
+      if (models[u].name == tiles_.kernels()[static_cast<std::size_t>(fixed_tile)].model.name)
+        return sgemm_shapes::predict(models, static_cast<int>(u), tiles_.gpu(), m, n, k,
+                                     fixed_splits > 0 ? fixed_splits : 1, beta_nonzero);
+    throw std::runtime_error("tile configuration " + tiles_.kernels()[static_cast<std::size_t>(fixed_tile)].model.name +
+                             " does not fit this GPU");
+  }
+
+  const sgemm_shapes::TileDispatcher& tiles() const { return tiles_; }
+
+  // C = alpha A B + beta C with the plan: one tile kernel (no split) or the partial sums and the reduction.
+  void run(const sgemm_shapes::Plan& p, int m, int n, int k, float alpha, const float* A, const float* B, float beta,
+           float* C, cudaStream_t stream) {
+    if (m <= 0 || n <= 0) return;
+    const std::size_t kernel = static_cast<std::size_t>(tiles_.kernel_of(p));
+    if (p.splits == 1) {
+      tiles_.kernels()[kernel].launch(m, n, k, alpha, A, B, beta, C, stream);
+      return;
+    }
+    if (p.workspace_bytes > workspace_bytes())
+      throw tut::UsageError("split-K workspace of " + std::to_string(workspace_bytes()) + " bytes is too small for " +
+                            std::to_string(p.splits) + " splits of " + std::to_string(m) + " x " + std::to_string(n) +
+                            " (needs " + std::to_string(p.workspace_bytes) + "): the set-up did not size it");
+    // The workspace is 16-byte aligned and n % 4 == 0 keeps every slice so; A is copied in 4-byte pieces.
+    const bool vectorized = n % 4 == 0 && sgemm_tuned::aligned16(B);
+    split_[kernel].launch(m, n, k, p.k_per_split, p.splits, A, B, workspace_.data(), vectorized, stream);
+    split_k_reduce::reduce_splits(static_cast<std::size_t>(m) * n, p.splits, workspace_.data(), alpha, beta, C,
+                                  tiles_.gpu().sms, stream);
+  }
+
+ private:
+  sgemm_shapes::TileDispatcher tiles_;
+  std::vector<SplitKernels> split_;
+  bool split_prepared_ = false;
+  tut::DeviceBuffer<float> workspace_;
+};
+
+}  // namespace sgemm_split_k

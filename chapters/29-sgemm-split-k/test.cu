@@ -1,0 +1,62 @@
+// GPU tests for chapter 29: the SGEMM ladder's tests for the dispatcher and every fixed split, shapes where
+// the model splits, K ranges that are not whole multiples of the slice or the split, bit-identical repeats
+// (the reduction's fixed order), and the refusal of a workspace the set-up did not size.
+#define TUT_CHAPTER_NO_MAIN
+#include "main.cu"
+
+#include <cstring>
+
+#include "gemm/gemm_testing.cuh"
+
+TUT_GEMM_CHAPTER_TESTS(chapter_spec(), split_k_variants())
+
+TEST_CASE("29: K not a multiple of the slice nor of the split; fewer slices than splits; K = 1 and K = 0") {
+  // 8 splits of K = 40 (3 slices of 16): 3 ranges; K = 1000 in 3, 4, 8 ranges; K = 17 (a partial slice).
+  tut::gemm::testing::check_variants_at(split_k_variants(), {{33, 65, 40}, {129, 257, 1000}, {64, 64, 17},
+                                                             {31, 33, 1}, {17, 19, 0}, {1, 1, 4097}});
+}
+
+TEST_CASE("29: shapes the model splits (few tiles, deep K): checked against cuBLAS and the CPU") {
+  // On a 132-SM H200 the model splits all of these; on any GPU the stage must be right whatever it chooses.
+  tut::gemm::testing::check_variants_at(split_k_variants(), {{64, 64, 8192}, {128, 512, 4096}, {255, 257, 3001}});
+  tut::gemm::testing::check_variants_at(split_k_variants(), {{64, 64, 8192}, {129, 130, 2049}}, 1.0f, 0.0f);  // C = NaN
+}
+
+TEST_CASE("29: the reduction sums in a fixed order: two runs give the same bits") {
+  tut::require_supported_gpu();
+  for (const auto& v : split_k_variants()) {
+    if (v.name != "sgemm-split-k" && v.name != "splitk-128x128-s8") continue;
+    tut::gemm::GemmProblem p(200, 300, 5000, 1.0f, 0.0f, 7);
+    v.setup(200, 300, 5000);
+    std::vector<float> first(200 * 300), second(200 * 300);
+    for (auto* out : {&first, &second}) {
+      p.reset_c(0);
+      p.run(v.launch, 0);
+      TUT_CUDA_CHECK(cudaDeviceSynchronize());
+      TUT_CUDA_CHECK(cudaMemcpy(out->data(), p.c_device(), out->size() * sizeof(float), cudaMemcpyDeviceToHost));
+    }
+    INFO(v.name);
+    CHECK(std::memcmp(first.data(), second.data(), first.size() * sizeof(float)) == 0);
+  }
+}
+
+TEST_CASE("29: a split plan with a workspace the set-up did not size is refused with one sentence (exit 2)") {
+  tut::require_supported_gpu();
+  sgemm_split_k::SplitDispatcher d;
+  d.set_up(16, 16, 16);  // no split here: no workspace
+  const sgemm_shapes::Plan p = d.plan(256, 256, 4096, 0, 4);
+  REQUIRE(p.splits == 4);
+  CHECK(d.workspace_bytes() < p.workspace_bytes);
+  tut::gemm::GemmProblem prob(256, 256, 4096, 1.0f, 0.0f, 3);
+  CHECK_THROWS_WITH_AS(d.run(p, 256, 256, 4096, 1.0f, prob.a_device(), prob.b_device(), 0.0f, prob.c_device(), 0),
+                       doctest::Contains("workspace"), tut::UsageError);
+  d.reserve(p.workspace_bytes);  // sized: now it runs
+  d.run(p, 256, 256, 4096, 1.0f, prob.a_device(), prob.b_device(), 0.0f, prob.c_device(), 0);
+  TUT_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+TEST_CASE("29: the program refuses negative sizes with exit 2") {
+  tut::require_supported_gpu();
+  const char* argv[] = {"29-sgemm-split-k", "--m", "-5", "--n", "8", "--k", "8"};
+  CHECK(tut::run_chapter(7, const_cast<char**>(argv), chapter_spec()) == 2);
+}
