@@ -10,6 +10,7 @@
 #include "device_buffer.cuh"
 #include "doctest.hpp"
 #include "fft_chapter.cuh"
+#include "twiddle_table.cuh"
 
 namespace tut::fft::testing {
 
