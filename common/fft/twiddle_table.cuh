@@ -59,7 +59,7 @@ inline void setup_twiddle_table() {
   const int device = current_device();
   std::vector<bool>& ready = twiddle_table_ready();
   if (device < static_cast<int>(ready.size()) && ready[device]) return;
-  fill_twiddle_table_kernel<<<kTwiddleTableLength / 256, 256>>>();
+  fill_twiddle_table_kernel<<<kTwiddleTableLength / 256, 256, 0, 0>>>();
   TUT_CHECK_LAUNCH();
   TUT_CUDA_CHECK(cudaDeviceSynchronize());
   if (device >= static_cast<int>(ready.size())) ready.resize(device + 1, false);
