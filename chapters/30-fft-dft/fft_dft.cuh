@@ -7,6 +7,7 @@
 
 #include <cstddef>
 
+#include "complex.cuh"
 #include "cuda_check.cuh"
 
 namespace fft_dft {
@@ -20,16 +21,6 @@ constexpr int kChunk = 64;
 // (2^41 complex multiply-adds), and 2^15 would take four times longer for no new lesson.
 constexpr int kMaxLog2n = 14;
 static_assert((kThreads & (kThreads - 1)) == 0, "the thread count must be a power of two");
-
-// exp(-2*pi*i*p/N) for an integer phase p in [0, N): sincospif(2p/N) takes its argument in units of pi, and
-// 2p/N is a dyadic fraction, exact in float, so the only rounding is sincospif's own (about one ulp). Forming
-// 2*pi*j*k/N in float instead would round j*k (up to 2^28) to 24 bits and the angle by up to pi/8 radians.
-// `two_over_n` is 2/N, a power of two, so the product below is exact.
-__device__ __forceinline__ float2 twiddle(unsigned p, float two_over_n) {
-  float s, c;
-  sincospif(static_cast<float>(p) * two_over_n, &s, &c);
-  return make_float2(c, -s);
-}
 
 __device__ __forceinline__ float2 complex_mul_add(float2 a, float2 b, float2 acc) {
   acc.x = fmaf(a.x, b.x, fmaf(-a.y, b.y, acc.x));
@@ -51,8 +42,10 @@ __global__ void __launch_bounds__(kThreads) dft_direct(const float2* __restrict_
     float2 part = make_float2(0.f, 0.f);
     const unsigned chunk = n < kChunk ? n : kChunk;
     for (unsigned j = j0; j < j0 + chunk; ++j)
-      // (j * k) mod N, exactly: unsigned arithmetic wraps modulo 2^32, a multiple of N.
-      part = complex_mul_add(x[j], twiddle((j * k) & (n - 1), two_over_n), part);
+      // W_N^(jk) = exp(-i pi (jk mod N) 2/N) with the exact phase (tut::fft::twiddle_pi): j * k reduced mod N
+      // exactly (unsigned arithmetic wraps modulo 2^32, a multiple of N), times 2/N, a power of two. Forming
+      // 2*pi*j*k/N in float instead would round j*k (up to 2^28) to 24 bits and the angle by up to pi/8 radians.
+      part = complex_mul_add(x[j], tut::fft::twiddle_pi((j * k) & (n - 1), two_over_n), part);
     sum.x += part.x;
     sum.y += part.y;
   }

@@ -2,36 +2,25 @@
 // signal in shared memory: one block loads its signal from global memory once, runs the log2 N passes with a
 // barrier between them, and stores the result once. DRAM traffic drops from log2 N round trips to one; the
 // price is two __syncthreads() per pass and a signal that must fit in shared memory (N <= 4096 here).
-// Longer signals fall back to stage 31's one launch per pass (repeated below, unchanged).
+// Longer signals fall back to stage 31's one launch per pass (common/fft/stockham_radix2.cuh, unchanged).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
 
+#include "complex.cuh"
 #include "cuda_check.cuh"
+#include "stockham_radix2.cuh"
 
 namespace fft_shared_memory {
 
-constexpr int kThreads = 256;  // the stage's block; the global fallback's too
+constexpr int kThreads = 256;  // the stage's block
 // Longest signal done in shared memory: 4096 float2 = 32 KiB, within the 48 KiB of static shared memory every
 // GPU gives a block without opting in, and small enough that several blocks share an SM.
 constexpr int kMaxSharedLog2n = 12;
 static_assert((kThreads & (kThreads - 1)) == 0, "the thread count must be a power of two");
 static_assert((std::size_t{1} << kMaxSharedLog2n) * 8 <= 48 * 1024, "the longest signal must fit in 48 KiB");
-
-// exp(-2*pi*i*p/(2*ns)) = exp(-pi*i*p/ns) for 0 <= p < ns: sincospif takes its argument in units of pi, and
-// p/ns is a dyadic fraction (ns is a power of two), exact in float, so the only rounding is sincospif's own
-// (about one ulp). No table, no recurrence: every twiddle is as accurate as float allows.
-__device__ __forceinline__ float2 twiddle(unsigned p, float inv_ns) {
-  float s, c;
-  sincospif(static_cast<float>(p) * inv_ns, &s, &c);
-  return make_float2(c, -s);
-}
-
-__device__ __forceinline__ float2 complex_mul(float2 a, float2 b) {
-  return make_float2(fmaf(a.x, b.x, -a.y * b.y), fmaf(a.x, b.y, a.y * b.x));
-}
 
 // ---- N <= 4096: the whole signal in shared memory ---------------------------------------------------------
 
@@ -85,7 +74,7 @@ __global__ void __launch_bounds__(kBlock) stockham_shared(const float2* __restri
       if (signal < signals) {
         const float2* x = data + signal * kN;
         const float2 a = x[j];
-        const float2 b = complex_mul(x[j + kHalf], twiddle(j & (ns - 1), inv_ns));
+        const float2 b = tut::fft::cmul_fma(x[j + kHalf], tut::fft::twiddle_pi(j & (ns - 1), inv_ns));
         sum[q] = make_float2(a.x + b.x, a.y + b.y);
         diff[q] = make_float2(a.x - b.x, a.y - b.y);
       }
@@ -118,42 +107,11 @@ void launch_shared(const float2* in, float2* out, long long batch, cudaStream_t 
   TUT_CHECK_LAUNCH();
 }
 
-// ---- N > 4096: stage 31's passes through global memory, unchanged ----------------------------------------
-
-__global__ void __launch_bounds__(kThreads) stockham_radix2_pass(const float2* __restrict__ in,
-                                                                 float2* __restrict__ out, int log2n, int log2ns,
-                                                                 long long butterflies) {
-  const long long t = static_cast<long long>(blockIdx.x) * kThreads + threadIdx.x;
-  if (t >= butterflies) return;
-  const unsigned half = 1u << (log2n - 1);
-  const unsigned j = static_cast<unsigned>(t) & (half - 1);
-  const long long base = (t >> (log2n - 1)) << log2n;  // the signal's first element
-  const unsigned ns = 1u << log2ns;
-  const unsigned p = j & (ns - 1);
-  const float2 a = in[base + j];
-  const float2 b = complex_mul(in[base + j + half], twiddle(p, 1.0f / static_cast<float>(ns)));
-  const unsigned d = ((j >> log2ns) << (log2ns + 1)) + p;
-  out[base + d] = make_float2(a.x + b.x, a.y + b.y);
-  out[base + d + ns] = make_float2(a.x - b.x, a.y - b.y);
-}
+// ---- N > 4096: stage 31's passes through global memory (tut::fft::radix2_passes), unchanged -------------
 
 // No workspace in shared memory; one batch of float2 for the fallback's ping-pong.
 inline std::size_t workspace_bytes(int log2n, long long batch) {
-  return log2n <= kMaxSharedLog2n ? 0 : static_cast<std::size_t>(batch << log2n) * sizeof(float2);
-}
-
-inline void forward_global(const float2* in, float2* out, int log2n, long long batch, void* workspace,
-                           cudaStream_t stream) {
-  const long long butterflies = batch << (log2n - 1);
-  const unsigned blocks = static_cast<unsigned>((butterflies + kThreads - 1) / kThreads);
-  float2* scratch = static_cast<float2*>(workspace);
-  const float2* src = in;
-  for (int s = 0; s < log2n; ++s) {
-    float2* dst = (log2n - 1 - s) % 2 == 0 ? out : scratch;
-    stockham_radix2_pass<<<blocks, kThreads, 0, stream>>>(src, dst, log2n, s, butterflies);
-    TUT_CHECK_LAUNCH();
-    src = dst;
-  }
+  return log2n <= kMaxSharedLog2n ? 0 : tut::fft::radix2_passes_workspace_bytes(log2n, batch);
 }
 
 // Blocks of kBlockThreads threads, or (kOneSignalPerBlock) of min(kBlockThreads, N/2): one block per signal,
@@ -174,7 +132,7 @@ void forward_with(const float2* in, float2* out, int log2n, long long batch, voi
     TUT_FFT_SHARED_CASE(7) TUT_FFT_SHARED_CASE(8) TUT_FFT_SHARED_CASE(9) TUT_FFT_SHARED_CASE(10)
     TUT_FFT_SHARED_CASE(11) TUT_FFT_SHARED_CASE(12)
 #undef TUT_FFT_SHARED_CASE
-    default: return forward_global(in, out, log2n, batch, workspace, stream);
+    default: return tut::fft::radix2_passes(in, out, log2n, batch, workspace, stream);
   }
 }
 

@@ -12,12 +12,8 @@
 //                  fft_columns_kernel  FFTs of length N1 down the columns, times the twiddles W_N^(j2 k1)
 //                  fft_rows_kernel     FFTs of length N2 along the rows, written transposed
 //
-// Every FFT pass here is a Stockham autosort pass (Stockham; in this form Govindaraju et al., "High
-// performance discrete Fourier transforms on graphics processors", SC08): a pass of radix R after passes
-// whose radices multiply to Ns takes butterfly j's inputs at j + r N/R (r < R), multiplies input r by
-// W_(Ns R)^(r (j mod Ns)) and writes output r to (j / Ns) Ns R + (j mod Ns) + r Ns. The last pass leaves
-// the result in natural order, so no bit reversal is needed, and the first pass reads and the last pass
-// writes consecutive addresses with consecutive threads: both touch global memory directly, coalesced.
+// Every FFT pass here is a Stockham autosort pass: see tut::fft::stockham_output_index in
+// common/fft/dft_registers.cuh for where a pass of radix R reads and writes.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -25,91 +21,18 @@
 #include <cstddef>
 
 #include "cuda_check.cuh"
+#include "dft_registers.cuh"
+#include "dispatch.hpp"
 
 namespace fft_registers_exchange {
 
-// ---- Complex arithmetic on float2 (x = real, y = imaginary) ---------------------------------------------
-__device__ __forceinline__ float2 cadd(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
-__device__ __forceinline__ float2 csub(float2 a, float2 b) { return make_float2(a.x - b.x, a.y - b.y); }
-__device__ __forceinline__ float2 cmul(float2 a, float2 b) {
-  return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
-}
-
-// cos(r pi / 32) for r = 0..16. Called only with indices that are constants after unrolling, so the switch
-// folds away and the butterflies' twiddles become immediate operands.
-__device__ __forceinline__ float cos_pi_over_32(int r) {
-  switch (r) {
-    case 0: return 1.0f;
-    case 1: return 0.99518472667219689f;
-    case 2: return 0.98078528040323043f;
-    case 3: return 0.95694033573220882f;
-    case 4: return 0.92387953251128674f;
-    case 5: return 0.88192126434835505f;
-    case 6: return 0.83146961230254524f;
-    case 7: return 0.77301045336273697f;
-    case 8: return 0.70710678118654752f;
-    case 9: return 0.63439328416364549f;
-    case 10: return 0.55557023301960222f;
-    case 11: return 0.47139673682599764f;
-    case 12: return 0.38268343236508977f;
-    case 13: return 0.29028467725446233f;
-    case 14: return 0.19509032201612825f;
-    case 15: return 0.09801714032956060f;
-    default: return 0.0f;
-  }
-}
-
-// v * exp(-2 pi i m / 64) for a compile-time m (after unrolling). Multiples of a quarter turn are exact
-// (a swap and sign changes); the rest is one complex multiply by constants.
-__device__ __forceinline__ float2 rotate_by_64ths(float2 v, int m) {
-  m &= 63;
-  const int quarter = m / 16, r = m % 16;
-  // (-i)^quarter first: (x + iy)(-i) = y - ix
-  for (int q = 0; q < quarter; ++q) v = make_float2(v.y, -v.x);
-  if (r == 0) return v;
-  const float c = cos_pi_over_32(r), s = cos_pi_over_32(16 - r);  // angle r pi / 32: (cos, sin)
-  return cmul(v, make_float2(c, -s));
-}
-
-__host__ __device__ constexpr int ilog2(int x) { return x <= 1 ? 0 : 1 + ilog2(x / 2); }
-
-// The R-point DFT of v[0..R) in registers (R a power of two, 2..64): radix-2 decimation in frequency, then
-// the bit-reversal permutation, which after unrolling is only a renaming of registers.
-template <int R>
-__device__ __forceinline__ void dft_in_registers(float2* v) {
-  static_assert(R >= 2 && R <= 64 && (R & (R - 1)) == 0, "the register DFT handles R = 2, 4, ..., 64");
-  constexpr int kBits = ilog2(R);
-#pragma unroll
-  for (int stage = 0; stage < kBits; ++stage) {
-    const int half = R >> (stage + 1);  // butterfly span
-#pragma unroll
-    for (int base = 0; base < R; base += 2 * half) {
-#pragma unroll
-      for (int k = 0; k < half; ++k) {
-        const float2 a = v[base + k], b = v[base + k + half];
-        v[base + k] = cadd(a, b);
-        v[base + k + half] = rotate_by_64ths(csub(a, b), k * (64 / (2 * half)));  // * W_(2 half)^k
-      }
-    }
-  }
-#pragma unroll
-  for (int i = 0; i < R; ++i) {
-    const int j = static_cast<int>(__brev(static_cast<unsigned>(i)) >> (32 - kBits));  // folds: i is constant
-    if (j > i) {
-      const float2 t = v[i];
-      v[i] = v[j];
-      v[j] = t;
-    }
-  }
-}
-
-// exp(-2 pi i m / n) for run-time m < n <= 2^24, n a power of two: -2m/n is exact in float, and sincospif
-// takes its argument in units of pi, so no reduction error enters.
-__device__ __forceinline__ float2 twiddle(int m, int n) {
-  float s, c;
-  sincospif(-2.0f * static_cast<float>(m) / static_cast<float>(n), &s, &c);
-  return make_float2(c, s);
-}
+// From common/fft: complex arithmetic and twiddles by exact phase (complex.cuh), the R-point DFT in registers
+// and the Stockham output position (dft_registers.cuh).
+using tut::fft::cmul;
+using tut::fft::dft_in_registers;
+using tut::fft::ilog2;
+using tut::fft::stockham_output_index;
+using tut::fft::twiddle;
 
 // ---- Regime 1: N = 8 or 16, one thread per signal ------------------------------------------------------
 constexpr int kPerThreadBlock = 256;  // the article's block size for N = 16
@@ -205,12 +128,6 @@ __device__ __forceinline__ void butterflies(float2* v, int t) {
   }
 }
 
-// Where a pass's output r of butterfly j goes (Stockham): (j / Ns) Ns R + (j mod Ns) + r Ns.
-template <int R, int Ns>
-__device__ __forceinline__ int output_index(int j, int r) {
-  return (j / Ns) * Ns * R + j % Ns + r * Ns;
-}
-
 // The exchange between pass `pass` (its outputs in v) and pass + 1 (its inputs into v), through `buf`.
 //
 // Plain exchange (kHalfExchange = false): buf holds N values. Every thread writes, barrier, every thread
@@ -230,7 +147,7 @@ __device__ __forceinline__ void exchange(float2* v, float2* buf, int t) {
   static_assert(Rw == kPerThread, "only the last pass may have a radix below 16: one butterfly per thread");
   if (!kHalfExchange) {
 #pragma unroll
-    for (int r = 0; r < Rw; ++r) buf[output_index<Rw, Nsw>(t, r)] = v[r];
+    for (int r = 0; r < Rw; ++r) buf[stockham_output_index<Rw, Nsw>(t, r)] = v[r];
     __syncthreads();
 #pragma unroll
     for (int b = 0; b < kPerThread / Rr; ++b)
@@ -245,7 +162,7 @@ __device__ __forceinline__ void exchange(float2* v, float2* buf, int t) {
     for (int h = 0; h < 2; ++h) {
       if (t / (T / 2) == h) {  // warp-uniform when T / 2 is a multiple of 32 (N >= 1024)
 #pragma unroll
-        for (int r = 0; r < Rw; ++r) buf[output_index<Rw, Nsw>(t, r) - h * (N / 2)] = v[r];
+        for (int r = 0; r < Rw; ++r) buf[stockham_output_index<Rw, Nsw>(t, r) - h * (N / 2)] = v[r];
       }
       __syncthreads();
 #pragma unroll
@@ -423,7 +340,7 @@ void launch_signals_per_block(const float2* in, float2* out, int log2n, long lon
     case 10: return launch_block<1024, kHalf>(in, out, batch, stream);
     case 11: return launch_block<2048, kHalf>(in, out, batch, stream);
     case 12: return launch_block<4096, kHalf>(in, out, batch, stream);
-    default: break;
+    default: tut::fft::throw_unsupported_length("fft_registers_exchange::launch_signals_per_block", log2n, 5, 12);
   }
 }
 
@@ -450,7 +367,9 @@ inline void launch_four_step(const float2* in, float2* out, int log2n, long long
     case 64: launch_columns<64>(in, y, log2n, batch, stream); break;
     case 128: launch_columns<128>(in, y, log2n, batch, stream); break;
     case 256: launch_columns<256>(in, y, log2n, batch, stream); break;
-    default: return;
+    default:
+      tut::fft::throw_unsupported_length("fft_registers_exchange::launch_four_step", log2n, kMaxBlockLog2n + 1,
+                                         kMaxLog2n);
   }
   switch (log2n - ilog2(n1)) {  // N2
     case 8: return launch_rows<256>(y, out, log2n, batch, stream);
@@ -458,7 +377,9 @@ inline void launch_four_step(const float2* in, float2* out, int log2n, long long
     case 10: return launch_rows<1024>(y, out, log2n, batch, stream);
     case 11: return launch_rows<2048>(y, out, log2n, batch, stream);
     case 12: return launch_rows<4096>(y, out, log2n, batch, stream);
-    default: return;
+    default:
+      tut::fft::throw_unsupported_length("fft_registers_exchange::launch_four_step", log2n, kMaxBlockLog2n + 1,
+                                         kMaxLog2n);
   }
 }
 
@@ -476,6 +397,8 @@ void launch_per_thread(const float2* in, float2* out, long long batch, bool prea
 // kPrearranged: the article's pre-arranged layout for N = 8 and 16 (other N as the stage).
 template <bool kHalf, bool kPrearranged>
 void fft(const float2* in, float2* out, int log2n, long long batch, void* workspace, cudaStream_t stream) {
+  constexpr const char* kVariant = kHalf ? "half-exchange" : kPrearranged ? "prearranged" : "fft-registers-exchange";
+  tut::fft::require_length(kVariant, log2n, kMinLog2n, kMaxLog2n);
   if (batch <= 0) return;
   if (log2n == 3) return launch_per_thread<8>(in, out, batch, kPrearranged, stream);
   if (log2n == 4) return launch_per_thread<16>(in, out, batch, kPrearranged, stream);

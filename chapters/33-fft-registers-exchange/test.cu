@@ -62,6 +62,7 @@ TEST_CASE("33: the pre-arranged kernel transforms pre-arranged signals (N = 8, 1
         for (int r = 0; r < n; ++r) arranged[prearranged_index(batch, n, s, r)] = x[s * n + r];
       tut::DeviceBuffer<float2> in(arranged), out(count);
       out.poison();
+      tut::fft::set_up(pre);
       pre.launch(in.data(), out.data(), log2n, batch, nullptr, 0);
       TUT_CHECK_LAUNCH();
       TUT_CUDA_CHECK(cudaDeviceSynchronize());

@@ -10,12 +10,8 @@
 //   N >= 8192      four-step FFT, N = N1 x N2, two kernels through a global-memory workspace
 //                  fft_columns_kernel, fft_rows_kernel
 //
-// Every FFT pass here is a Stockham autosort pass (Stockham; in this form Govindaraju et al., "High
-// performance discrete Fourier transforms on graphics processors", SC08): a pass of radix R after passes
-// whose radices multiply to Ns takes butterfly j's inputs at j + r N/R (r < R), multiplies input r by
-// W_(Ns R)^(r (j mod Ns)) and writes output r to (j / Ns) Ns R + (j mod Ns) + r Ns. The last pass leaves
-// the result in natural order, so no bit reversal is needed, and the first pass reads and the last pass
-// writes consecutive addresses with consecutive threads: both touch global memory directly, coalesced.
+// Every FFT pass here is a Stockham autosort pass: see tut::fft::stockham_output_index in
+// common/fft/dft_registers.cuh for where a pass of radix R reads and writes.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -23,106 +19,23 @@
 #include <cstddef>
 
 #include "cuda_check.cuh"
+#include "dft_registers.cuh"
+#include "dispatch.hpp"
+#include "twiddle_table.cuh"
 
 namespace fft_high_radix {
 
-// ---- Complex arithmetic on float2 (x = real, y = imaginary) ---------------------------------------------
-__device__ __forceinline__ float2 cadd(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
-__device__ __forceinline__ float2 csub(float2 a, float2 b) { return make_float2(a.x - b.x, a.y - b.y); }
-__device__ __forceinline__ float2 cmul(float2 a, float2 b) {
-  return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
-}
+// From common/fft: complex arithmetic and twiddles by exact phase (complex.cuh), the R-point DFT in registers
+// and the Stockham output position (dft_registers.cuh).
+using tut::fft::cmul;
+using tut::fft::dft_in_registers;
+using tut::fft::ilog2;
+using tut::fft::stockham_output_index;
+using tut::fft::twiddle;
 
-// cos(r pi / 32) for r = 0..16. Called only with indices that are constants after unrolling, so the switch
-// folds away and the butterflies' twiddles become immediate operands.
-__device__ __forceinline__ float cos_pi_over_32(int r) {
-  switch (r) {
-    case 0: return 1.0f;
-    case 1: return 0.99518472667219689f;
-    case 2: return 0.98078528040323043f;
-    case 3: return 0.95694033573220882f;
-    case 4: return 0.92387953251128674f;
-    case 5: return 0.88192126434835505f;
-    case 6: return 0.83146961230254524f;
-    case 7: return 0.77301045336273697f;
-    case 8: return 0.70710678118654752f;
-    case 9: return 0.63439328416364549f;
-    case 10: return 0.55557023301960222f;
-    case 11: return 0.47139673682599764f;
-    case 12: return 0.38268343236508977f;
-    case 13: return 0.29028467725446233f;
-    case 14: return 0.19509032201612825f;
-    case 15: return 0.09801714032956060f;
-    default: return 0.0f;
-  }
-}
-
-// v * exp(-2 pi i m / 64) for a compile-time m (after unrolling). Multiples of a quarter turn are exact
-// (a swap and sign changes); the rest is one complex multiply by constants.
-__device__ __forceinline__ float2 rotate_by_64ths(float2 v, int m) {
-  m &= 63;
-  const int quarter = m / 16, r = m % 16;
-  // (-i)^quarter first: (x + iy)(-i) = y - ix
-  for (int q = 0; q < quarter; ++q) v = make_float2(v.y, -v.x);
-  if (r == 0) return v;
-  const float c = cos_pi_over_32(r), s = cos_pi_over_32(16 - r);  // angle r pi / 32: (cos, sin)
-  return cmul(v, make_float2(c, -s));
-}
-
-__host__ __device__ constexpr int ilog2(int x) { return x <= 1 ? 0 : 1 + ilog2(x / 2); }
-
-// The R-point DFT of v[0..R) in registers (R a power of two, 2..64): radix-2 decimation in frequency, then
-// the bit-reversal permutation, which after unrolling is only a renaming of registers.
-template <int R>
-__device__ __forceinline__ void dft_in_registers(float2* v) {
-  static_assert(R >= 2 && R <= 64 && (R & (R - 1)) == 0, "the register DFT handles R = 2, 4, ..., 64");
-  constexpr int kBits = ilog2(R);
-#pragma unroll
-  for (int stage = 0; stage < kBits; ++stage) {
-    const int half = R >> (stage + 1);  // butterfly span
-#pragma unroll
-    for (int base = 0; base < R; base += 2 * half) {
-#pragma unroll
-      for (int k = 0; k < half; ++k) {
-        const float2 a = v[base + k], b = v[base + k + half];
-        v[base + k] = cadd(a, b);
-        v[base + k + half] = rotate_by_64ths(csub(a, b), k * (64 / (2 * half)));  // * W_(2 half)^k
-      }
-    }
-  }
-#pragma unroll
-  for (int i = 0; i < R; ++i) {
-    const int j = static_cast<int>(__brev(static_cast<unsigned>(i)) >> (32 - kBits));  // folds: i is constant
-    if (j > i) {
-      const float2 t = v[i];
-      v[i] = v[j];
-      v[j] = t;
-    }
-  }
-}
-
-// exp(-2 pi i m / n) for run-time m < n <= 2^24, n a power of two: -2m/n is exact in float, and sincospif
-// takes its argument in units of pi, so no reduction error enters.
-__device__ __forceinline__ float2 twiddle(int m, int n) {
-  float s, c;
-  sincospif(-2.0f * static_cast<float>(m) / static_cast<float>(n), &s, &c);
-  return make_float2(c, s);
-}
-
-// The twiddle table: W_4096^m = exp(-2 pi i m / 4096), m < 4096, rounded once from double precision. Every
-// in-block twiddle W_(Ns R)^(r k) of a length N <= 4096 is the entry m = r k 4096 / (Ns R). 32 KB: it stays in
-// L1 and L2, so a read costs an L1 hit where sincospif costs some 20 instructions.
-constexpr int kTableLength = 4096;
-__device__ float2 g_twiddle_table[kTableLength];
-
-__global__ void fill_twiddle_table_kernel() {
-  const int m = blockIdx.x * blockDim.x + threadIdx.x;
-  if (m < kTableLength) {
-    double s, c;
-    sincospi(-2.0 * m / kTableLength, &s, &c);
-    g_twiddle_table[m] = make_float2(static_cast<float>(c), static_cast<float>(s));
-  }
-}
+// In-block twiddles may come from the table of common/fft/twiddle_table.cuh: W_4096^m rounded once from
+// double, filled once per device by the variant's setup (setup_twiddle_table), read with one L1 hit where
+// sincospif costs some 20 instructions.
 
 // The same sincospif as a real call: on sm_75 the 64-value kernels with 63 inlined sincospif per pass would
 // spill (ptxas hits 255 registers at N = 2048); newer architectures inline it without spilling.
@@ -131,7 +44,7 @@ __device__ __noinline__ float2 twiddle_call(int m, int n) { return twiddle(m, n)
 // exp(-2 pi i m / n) for m < n <= 4096: from the table, or (kTable = false) by sincospif as in chapter 33.
 template <bool kTable>
 __device__ __forceinline__ float2 block_twiddle(int m, int n) {
-  if (kTable) return __ldg(&g_twiddle_table[m * (kTableLength / n)]);
+  if (kTable) return tut::fft::table_twiddle(m, n);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
   return twiddle_call(m, n);
 #else
@@ -210,12 +123,6 @@ __device__ __forceinline__ void butterflies(float2* v, int t) {
   }
 }
 
-// Where a pass's output r of butterfly j goes (Stockham): (j / Ns) Ns R + (j mod Ns) + r Ns.
-template <int R, int Ns>
-__device__ __forceinline__ int output_index(int j, int r) {
-  return (j / Ns) * Ns * R + j % Ns + r * Ns;
-}
-
 // The exchange between the two passes through `buf` (N values): every thread writes its E outputs of
 // pass 0, barrier, every thread reads its inputs of pass 1, barrier (the buffer may be reused).
 template <int N>
@@ -223,7 +130,7 @@ __device__ __forceinline__ void exchange(float2* v, float2* buf, int t) {
   using Plan = BlockPlan<N>;
   constexpr int E = Plan::kPerThread, T = Plan::kThreads, Rr = Plan::kLastRadix;
 #pragma unroll
-  for (int r = 0; r < E; ++r) buf[output_index<E, 1>(t, r)] = v[r];
+  for (int r = 0; r < E; ++r) buf[stockham_output_index<E, 1>(t, r)] = v[r];
   __syncthreads();
 #pragma unroll
   for (int b = 0; b < E / Rr; ++b)
@@ -374,20 +281,6 @@ inline std::size_t workspace_bytes(int log2n, long long batch) {
   return log2n > kMaxBlockLog2n ? static_cast<std::size_t>(batch) * (std::size_t{1} << log2n) * sizeof(float2) : 0;
 }
 
-// Fills the twiddle table on `stream` the first time a device runs a kernel that reads it (like a cuFFT
-// plan's setup: once, not per transform). Kernels later in the same stream see it; a plain flag per device
-// suffices because the chapter programs and tests drive each device from one host thread.
-inline void ensure_twiddle_table(cudaStream_t stream) {
-  static bool filled[64] = {};
-  int device = 0;
-  TUT_CUDA_CHECK(cudaGetDevice(&device));
-  if (device < 64 && filled[device]) return;
-  fill_twiddle_table_kernel<<<kTableLength / 256, 256, 0, stream>>>();
-  TUT_CHECK_LAUNCH();
-  TUT_CUDA_CHECK(cudaStreamSynchronize(stream));  // once per process: other streams may use it next
-  if (device < 64) filled[device] = true;
-}
-
 template <int N, bool kTable>
 void launch_block(const float2* in, float2* out, long long batch, cudaStream_t stream) {
   const long long blocks = (batch + BlockShape<N>::kSignals - 1) / BlockShape<N>::kSignals;
@@ -405,7 +298,7 @@ void launch_signals_per_block(const float2* in, float2* out, int log2n, long lon
     case 10: return launch_block<1024, kTable>(in, out, batch, stream);
     case 11: return launch_block<2048, kTable>(in, out, batch, stream);
     case 12: return launch_block<4096, kTable>(in, out, batch, stream);
-    default: break;
+    default: tut::fft::throw_unsupported_length("fft_high_radix::launch_signals_per_block", log2n, 6, kMaxBlockLog2n);
   }
 }
 
@@ -431,7 +324,8 @@ void launch_four_step(const float2* in, float2* out, int log2n, long long batch,
     case 64: launch_columns<64, kTable>(in, y, log2n, batch, stream); break;
     case 128: launch_columns<128, kTable>(in, y, log2n, batch, stream); break;
     case 256: launch_columns<256, kTable>(in, y, log2n, batch, stream); break;
-    default: return;
+    default:
+      tut::fft::throw_unsupported_length("fft_high_radix::launch_four_step", log2n, kMaxBlockLog2n + 1, kMaxLog2n);
   }
   switch (log2n - ilog2(n1)) {  // N2
     case 7: return launch_rows<128, kTable>(y, out, log2n, batch, stream);
@@ -440,7 +334,8 @@ void launch_four_step(const float2* in, float2* out, int log2n, long long batch,
     case 10: return launch_rows<1024, kTable>(y, out, log2n, batch, stream);
     case 11: return launch_rows<2048, kTable>(y, out, log2n, batch, stream);
     case 12: return launch_rows<4096, kTable>(y, out, log2n, batch, stream);
-    default: return;
+    default:
+      tut::fft::throw_unsupported_length("fft_high_radix::launch_four_step", log2n, kMaxBlockLog2n + 1, kMaxLog2n);
   }
 }
 
@@ -452,14 +347,17 @@ void launch_per_thread(const float2* in, float2* out, long long batch, cudaStrea
   TUT_CHECK_LAUNCH();
 }
 
-// The three regimes behind one entry point. kTable: in-block twiddles from the table (else sincospif).
+// The three regimes behind one entry point. kTable: in-block twiddles from the table (else sincospif), which
+// the variant's setup must have filled on this device (main.cu: setup_twiddle_table); the launch only checks.
 template <bool kTable>
 void fft(const float2* in, float2* out, int log2n, long long batch, void* workspace, cudaStream_t stream) {
+  constexpr const char* kVariant = kTable ? "fft-high-radix" : "sincospif-twiddles";
+  tut::fft::require_length(kVariant, log2n, kMinLog2n, kMaxLog2n);
   if (batch <= 0) return;
   if (log2n == 3) return launch_per_thread<8>(in, out, batch, stream);
   if (log2n == 4) return launch_per_thread<16>(in, out, batch, stream);
   if (log2n == 5) return launch_per_thread<32>(in, out, batch, stream);
-  if (kTable) ensure_twiddle_table(stream);
+  if (kTable && !tut::fft::twiddle_table_filled()) tut::fft::throw_twiddle_table_missing(kVariant);
   if (log2n <= kMaxBlockLog2n) return launch_signals_per_block<kTable>(in, out, log2n, batch, stream);
   launch_four_step<kTable>(in, out, log2n, batch, static_cast<float2*>(workspace), stream);
 }

@@ -17,11 +17,13 @@ std::vector<tut::fft::FftVariant> high_radix_variants() {
   stage.min_log2n = k::kMinLog2n;
   stage.max_log2n = k::kMaxLog2n;
   stage.workspace_bytes = k::workspace_bytes;
+  stage.setup = tut::fft::setup_twiddle_table;  // once per device, before any run (the launch only checks)
   stage.launch = k::fft_high_radix;
 
   tut::fft::FftVariant sincos = stage;
   sincos.name = "sincospif-twiddles";
   sincos.description = "the stage with every in-block twiddle computed by sincospif, as in chapter 33";
+  sincos.setup = nullptr;  // no table to fill
   sincos.launch = k::fft_sincospif;
   sincos.on_demand = true;
   return {stage, sincos};

@@ -8,6 +8,7 @@
 
 #include "device.cuh"
 #include "fft_testing.cuh"
+#include "launch_testing.cuh"
 
 TUT_FFT_CHAPTER_TESTS(chapter_spec(), {high_radix_variants().front()})
 
@@ -28,4 +29,10 @@ TEST_CASE("34: sincospif twiddles match the CPU double FFT for N = 64..2^14") {
     for (long long batch : variant_batches(log2n)) tut::fft::testing::check_random(sincos, log2n, batch);
     tut::fft::testing::check_known_transforms(sincos, log2n);
   }
+}
+
+TEST_CASE("34: a launch that needs the twiddle table throws until its setup has filled it on this device") {
+  tut::require_supported_gpu();
+  tut::fft::testing::check_launch_needs_setup(high_radix_variants().front(), 6);
+  tut::fft::testing::check_launch_needs_setup(high_radix_variants().front(), 13);  // the four-step kernels read it too
 }

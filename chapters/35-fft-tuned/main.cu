@@ -15,6 +15,7 @@ tut::fft::FftVariant candidate(const std::string& name, const std::string& descr
   v.min_log2n = fft_tuned::kMinLog2n;
   v.max_log2n = fft_tuned::kMaxLog2n;
   v.workspace_bytes = fft_tuned::workspace_bytes;
+  if (kTable) v.setup = tut::fft::setup_twiddle_table;  // once per device, before any run (the launch only checks)
   v.launch = fft_tuned::fft<S, kTable>;
   v.on_demand = on_demand;
   return v;

@@ -13,6 +13,7 @@
 #include "device_buffer.cuh"
 #include "fft_reference.hpp"
 #include "fft_testing.cuh"
+#include "launch_testing.cuh"
 
 TUT_FFT_CHAPTER_TESTS(chapter_spec(), {tuned_variants().front()})
 
@@ -53,6 +54,7 @@ TEST_CASE("35: N = 8 and 16 on buffers that are not 16-byte aligned (the 8-byte 
       tut::DeviceBuffer<float2> in(count + 1), out(count + 1);
       TUT_CUDA_CHECK(cudaMemcpy(in.data() + 1, x.data(), count * sizeof(float2), cudaMemcpyHostToDevice));
       out.poison();
+      tut::fft::set_up(stage);
       stage.launch(in.data() + 1, out.data() + 1, log2n, batch, nullptr, 0);
       TUT_CHECK_LAUNCH();
       TUT_CUDA_CHECK(cudaDeviceSynchronize());
@@ -69,4 +71,10 @@ TEST_CASE("35: N = 8 and 16 on buffers that are not 16-byte aligned (the 8-byte 
       CHECK_MESSAGE(worst <= tol, "worst relative L2 error " << worst << " > tolerance " << tol);
     }
   }
+}
+
+TEST_CASE("35: a launch that needs the twiddle table throws until its setup has filled it on this device") {
+  tut::require_supported_gpu();
+  tut::fft::testing::check_launch_needs_setup(tuned_variants()[1], 5);
+  tut::fft::testing::check_launch_needs_setup(tuned_variants()[1], 13);  // the four-step kernels read it too
 }

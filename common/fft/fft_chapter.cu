@@ -165,6 +165,11 @@ class FftWorkload final : public Workload {
     log_->tolerance = fft_tolerance(log2n_, log_->cufft_worst);
   }
 
+  // The variant's one-time set-up (cuFFT's plan is made in prepare()).
+  void setup(const std::string& variant) override {
+    if (variant != "cufft") set_up(find(variant));
+  }
+
   void poison(cudaStream_t stream) override {
     out_.poison(stream);
     workspace_.poison(stream);  // an FFT must not depend on its scratch being zero

@@ -17,7 +17,8 @@ namespace tut::fft {
 
 // Batched forward complex-to-complex FFT, single precision, out-of-place: `batch` contiguous signals of
 // length n = 2^log2n, X[k] = sum_j x[j] * exp(-2*pi*i*j*k/n), no normalisation (cuFFT's CUFFT_FORWARD).
-// The launch enqueues its kernels on `stream`; it must not allocate, synchronise, or write to `in`.
+// The launch enqueues its kernels on `stream`; it must not allocate, synchronise, or write to `in`, and it throws
+// std::invalid_argument for a length it has no kernel for (dispatch.hpp).
 using FftLaunch = std::function<void(const float2* in, float2* out, int log2n, long long batch,
                                      void* workspace, cudaStream_t stream)>;
 
@@ -26,6 +27,9 @@ struct FftVariant {
   std::string description;
   int min_log2n = 3, max_log2n = 24;                                       // lengths this variant supports
   std::function<std::size_t(int log2n, long long batch)> workspace_bytes;  // empty: none
+  // One-time set-up on the current device (a twiddle table...), idempotent; empty: none. The workload's setup()
+  // and the tests call it (set_up below) before any launch on that device; a launch never does it itself.
+  std::function<void()> setup;
   FftLaunch launch;
   std::string known_defect;  // for 'article' variants that reproduce a documented defect
   bool on_demand = false;    // run only when named (--variant NAME or all); see VariantSpec
@@ -40,6 +44,11 @@ inline bool supports(const FftVariant& v, int log2n) { return log2n >= v.min_log
 // Workspace `v` needs (0 when it declares none).
 inline std::size_t workspace_of(const FftVariant& v, int log2n, long long batch) {
   return v.workspace_bytes ? v.workspace_bytes(log2n, batch) : 0;
+}
+
+// Runs `v`'s one-time set-up on the current device, if it has one.
+inline void set_up(const FftVariant& v) {
+  if (v.setup) v.setup();
 }
 
 // log2 of a power of two in [2^kMinLog2n, 2^kMaxLog2n]; throws UsageError with one line otherwise.
