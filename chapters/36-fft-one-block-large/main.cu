@@ -1,8 +1,10 @@
 // Chapter 36: N = 8192 and 16384 in one block (dynamic shared memory opted in past 48 KiB), one read and one write
 // of global memory, against chapter 35's four-step, cuFFT and cudaMemcpy. The stage dispatches by length:
 // chapter 35's stage up to 4096, the one-block kernel at 8192 and 16384, chapter 35's four-step above.
+#include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fft_chapter.cuh"
@@ -11,30 +13,25 @@
 namespace {
 namespace large = fft_one_block_large;
 
-template <class Config>
-tut::fft::FftVariant candidate(const std::string& name, const std::string& description) {
+tut::fft::FftVariant variant(const std::string& name, const std::string& description, int min_log2n, int max_log2n,
+                             std::function<std::size_t(int, long long)> workspace, tut::fft::FftLaunch launch,
+                             bool on_demand) {
   tut::fft::FftVariant v;
   v.name = name;
   v.description = description;
-  v.min_log2n = large::kFirstLog2n;
-  v.max_log2n = large::kLastLog2n;
-  v.workspace_bytes = Config::workspace_bytes;
-  v.launch = Config::launch;
-  v.on_demand = true;
+  v.min_log2n = min_log2n;
+  v.max_log2n = max_log2n;
+  v.workspace_bytes = std::move(workspace);
+  v.launch = std::move(launch);
+  v.on_demand = on_demand;
   return v;
 }
 
-// Chapter 35's stage, for the comparison at the same lengths (four-step at 8192 and 16384).
-tut::fft::FftVariant previous_stage() {
-  tut::fft::FftVariant v;
-  v.name = "fft-tuned";
-  v.description = "chapter 35's stage (N = 8192, 16384: four-step, two kernels through global memory)";
-  v.min_log2n = fft_tuned::kMinLog2n;
-  v.max_log2n = fft_tuned::kMaxLog2n;
-  v.workspace_bytes = fft_tuned::workspace_bytes;
-  v.launch = fft_tuned::fft_tuned;
-  v.on_demand = true;
-  return v;
+// A launch-shape candidate: N = 8192 and 16384 only, on demand.
+template <class Config>
+tut::fft::FftVariant candidate(const std::string& name, const std::string& description) {
+  return variant(name, description, large::kFirstLog2n, large::kLastLog2n, Config::workspace_bytes, Config::launch,
+                 true);
 }
 
 // The harness's Workload::setup() is where one-time set-up belongs; FftWorkload (common/fft) has no hook for it
@@ -63,18 +60,18 @@ class WithSetup final : public tut::Workload {
 
 // The stage first, then chapter 35's stage and the launch-shape candidates (on demand; N = 8192 and 16384 only).
 std::vector<tut::fft::FftVariant> large_variants() {
-  tut::fft::FftVariant stage;
-  stage.name = "fft-one-block-large";
-  stage.description =
+  const tut::fft::FftVariant stage = variant(
+      "fft-one-block-large",
       "N=8192,16384: one block per signal, E = 32 values per thread (radix 32.32.8 / 32.32.16), 256 / 512 threads, "
-      "padded exchanges in dynamic shared memory, one read and one write; other N: chapter 35's stage";
-  stage.min_log2n = large::kMinLog2n;
-  stage.max_log2n = large::kMaxLog2n;
-  stage.workspace_bytes = large::stage_workspace_bytes;
-  stage.launch = large::fft_one_block_large;
+      "padded exchanges in dynamic shared memory, one read and one write; other N: chapter 35's stage",
+      large::kMinLog2n, large::kMaxLog2n, large::stage_workspace_bytes, large::fft_one_block_large, false);
+  // Chapter 35's stage, for the comparison at the same lengths.
+  const tut::fft::FftVariant previous = variant(
+      "fft-tuned", "chapter 35's stage (N = 8192, 16384: four-step, two kernels through global memory)",
+      fft_tuned::kMinLog2n, fft_tuned::kMaxLog2n, fft_tuned::workspace_bytes, fft_tuned::fft_tuned, true);
   return {
       stage,
-      previous_stage(),
+      previous,
       candidate<large::E16>("e16", "E = 16 values per thread (four radix-16 passes, last 2 / 4), 512 / 1024 threads"),
       candidate<large::E32S2>("e32-s2", "the stage's E = 32 with two signals per block at N = 8192 (512 threads)"),
       candidate<large::E16S2>("e16-s2", "E = 16 with two signals per block at N = 8192 (1024 threads)"),
