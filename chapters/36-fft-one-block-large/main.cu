@@ -15,7 +15,7 @@ namespace large = fft_one_block_large;
 
 tut::fft::FftVariant variant(const std::string& name, const std::string& description, int min_log2n, int max_log2n,
                              std::function<std::size_t(int, long long)> workspace, tut::fft::FftLaunch launch,
-                             bool on_demand) {
+                             bool on_demand, std::function<void()> setup) {
   tut::fft::FftVariant v;
   v.name = name;
   v.description = description;
@@ -24,6 +24,7 @@ tut::fft::FftVariant variant(const std::string& name, const std::string& descrip
   v.workspace_bytes = std::move(workspace);
   v.launch = std::move(launch);
   v.on_demand = on_demand;
+  v.setup = std::move(setup);  // run by the workload's setup(), before any checked, timed or profiled run
   return v;
 }
 
@@ -31,31 +32,9 @@ tut::fft::FftVariant variant(const std::string& name, const std::string& descrip
 template <class Config>
 tut::fft::FftVariant candidate(const std::string& name, const std::string& description) {
   return variant(name, description, large::kFirstLog2n, large::kLastLog2n, Config::workspace_bytes, Config::launch,
-                 true);
+                 true, large::setup_fft_one_block_large);
 }
 
-// The harness's Workload::setup() is where one-time set-up belongs; FftWorkload (common/fft) has no hook for it
-// yet (FftVariant::setup is coming), so this wrapper adds one: it forwards everything to the FFT workload and
-// runs setup_fft_one_block_large() before the first checked, timed or profiled run on a device.
-class WithSetup final : public tut::Workload {
- public:
-  explicit WithSetup(std::unique_ptr<tut::Workload> inner) : inner_(std::move(inner)) {}
-  std::size_t device_bytes(const tut::Options& opt) const override { return inner_->device_bytes(opt); }
-  std::size_t host_bytes(const tut::Options& opt) const override { return inner_->host_bytes(opt); }
-  void prepare(const tut::Options& opt, bool with_reference) override { inner_->prepare(opt, with_reference); }
-  void setup(const std::string& variant) override {
-    large::setup_fft_one_block_large();
-    inner_->setup(variant);
-  }
-  void poison(cudaStream_t stream) override { inner_->poison(stream); }
-  void run(const std::string& variant, cudaStream_t stream) override { inner_->run(variant, stream); }
-  tut::CheckResult check(const std::string& variant) override { return inner_->check(variant); }
-  tut::Work work(const std::string& variant) const override { return inner_->work(variant); }
-  std::size_t memcpy_bytes() const override { return inner_->memcpy_bytes(); }
-
- private:
-  std::unique_ptr<tut::Workload> inner_;
-};
 }  // namespace
 
 // The stage first, then chapter 35's stage and the launch-shape candidates (on demand; N = 8192 and 16384 only).
@@ -64,11 +43,12 @@ std::vector<tut::fft::FftVariant> large_variants() {
       "fft-one-block-large",
       "N=8192,16384: one block per signal, E = 32 values per thread (radix 32.32.8 / 32.32.16), 256 / 512 threads, "
       "padded exchanges in dynamic shared memory, one read and one write; other N: chapter 35's stage",
-      large::kMinLog2n, large::kMaxLog2n, large::stage_workspace_bytes, large::fft_one_block_large, false);
+      large::kMinLog2n, large::kMaxLog2n, large::stage_workspace_bytes, large::fft_one_block_large, false,
+      large::setup_fft_one_block_large);
   // Chapter 35's stage, for the comparison at the same lengths.
   const tut::fft::FftVariant previous = variant(
       "fft-tuned", "chapter 35's stage (N = 8192, 16384: four-step, two kernels through global memory)",
-      fft_tuned::kMinLog2n, fft_tuned::kMaxLog2n, fft_tuned::workspace_bytes, fft_tuned::fft_tuned, true);
+      fft_tuned::kMinLog2n, fft_tuned::kMaxLog2n, fft_tuned::workspace_bytes, fft_tuned::fft_tuned, true, {});
   return {
       stage,
       previous,
@@ -87,11 +67,9 @@ std::vector<tut::fft::FftVariant> large_variants_set_up() {
 }
 
 tut::ChapterSpec chapter_spec() {
-  tut::ChapterSpec spec = tut::fft::make_fft_chapter(
+  return tut::fft::make_fft_chapter(
       "36-fft-one-block-large", "batched 1-D FFT, N = 8192 and 16384 in one block: dynamic shared memory past 48 KiB",
       large_variants());
-  spec.make_workload = [make = spec.make_workload] { return std::make_unique<WithSetup>(make()); };
-  return spec;
 }
 
 #ifndef TUT_CHAPTER_NO_MAIN
