@@ -27,6 +27,7 @@
 #include <cstdint>
 
 #include "cuda_check.cuh"
+#include "warp_scan.cuh"
 
 namespace scan_inline_ptx {
 
@@ -35,53 +36,14 @@ constexpr int kMaxBlocks = 128;  // the article's block_num = min(part_num, 128)
 constexpr int kWarpSize = 32;
 constexpr int kWarpsPerPart = kPartSize / kWarpSize;
 static_assert(kWarpsPerPart == kWarpSize, "a part is 32 warps, so that one warp scans the 32 warp totals");
-constexpr unsigned kFullMask = 0xffffffffu;  // all 32 lanes take part in every shuffle
-
-// One Kogge-Stone step: returns val + (lane (lane - d)'s val) where lane - d exists, else val.
-//   shfl.sync.up.b32 left|has_left, val, d, 0, mask
-// gives left = lane (lane - d)'s val and has_left = (lane >= d); a lane below d gets its own val
-// back, which is then also its result, so only the add needs the predicate: `@has_left add`.
-// (Operand 0 declares the whole warp one segment that starts at lane 0, as CUB's WarpScanShfl does.)
-// `asm volatile` keeps the compiler from moving the shuffle into code that only some lanes run:
-// every lane in the mask must execute shfl.sync. add.u32 wraps on overflow like the CPU reference.
-__device__ __forceinline__ std::uint32_t shfl_up_add(std::uint32_t val, int d) {
-  std::uint32_t result;
-  asm volatile(
-      "{\n\t"
-      ".reg .u32 left;\n\t"
-      ".reg .pred has_left;\n\t"
-      "shfl.sync.up.b32 left|has_left, %1, %2, 0, %3;\n\t"
-      "@has_left add.u32 left, left, %1;\n\t"
-      "mov.u32 %0, left;\n\t"
-      "}"
-      : "=r"(result)
-      : "r"(val), "r"(d), "r"(kFullMask));
-  return result;
-}
-
-// Inclusive scan of one value per lane across the warp, in registers: chapter 11's loop, with each
-// step's shuffle, lane test and add replaced by one predicated shfl_up_add. No lane index, no
-// compare, no branch.
-__device__ __forceinline__ std::uint32_t scan_warp(std::uint32_t val) {
-#pragma unroll
-  for (int d = 1; d < kWarpSize; d *= 2) val = shfl_up_add(val, d);
-  return val;
-}
-
-// Inclusive scan of the block's kPartSize values, one per thread, in registers; returns the scan up
-// to and including this thread. warp_sums: kWarpsPerPart words of shared scratch. Call it after a
-// __syncthreads() that follows any earlier reads of warp_sums.
-__device__ __forceinline__ std::uint32_t scan_block(std::uint32_t val, std::uint32_t* warp_sums) {
-  const int lane = threadIdx.x % kWarpSize;
-  const int warp = threadIdx.x / kWarpSize;
-  val = scan_warp(val);                                       // 1. each warp scans its 32 values
-  if (lane == kWarpSize - 1) warp_sums[warp] = val;           //    and publishes its total
-  __syncthreads();
-  if (warp == 0) warp_sums[lane] = scan_warp(warp_sums[lane]);  // 2. warp 0 scans the 32 totals
-  __syncthreads();
-  if (warp > 0) val += warp_sums[warp - 1];                   // 3. add the totals of the warps before
-  return val;
-}
+// NEW, and used unchanged by chapters 13-17, so it lives once in common/warp_scan.cuh (read it there):
+//   shfl_up_add(val, d)  one Kogge-Stone step as one predicated PTX pair,
+//                        `shfl.sync.up.b32 left|has_left` then `@has_left add.u32`;
+//   scan_warp(val)       chapter 11's loop with each step's shuffle, lane test and add replaced by
+//                        one shfl_up_add: no lane index, no compare, no branch;
+//   scan_block_32_warps  chapter 11's block scan around it (warp scans, warp 0 scans the totals).
+using tut::warp::scan_block_32_warps;
+using tut::warp::scan_warp;  // warp_scan_probe.cu compiles scan_inline_ptx::scan_warp
 
 // Each block takes parts blockIdx.x, blockIdx.x + gridDim.x, ...; each thread loads one element
 // of the part into a register, the block scans the part with all its warps, and writes the scanned
@@ -95,7 +57,7 @@ __global__ void scan_parts_kernel(const std::uint32_t* in, std::uint32_t* out, s
     // request. Past the end, 0 (the identity of +) keeps the scan and the total right.
     std::uint32_t val = i < n ? in[i] : 0;
     __syncthreads();  // orders the previous part's reads of warp_sums before this part's writes
-    val = scan_block(val, warp_sums);  // in registers
+    val = scan_block_32_warps(val, warp_sums);  // in registers
     if (i < n) out[i] = val;
     if (threadIdx.x == kPartSize - 1) part_sums[part] = val;
   }
