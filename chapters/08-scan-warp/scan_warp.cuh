@@ -22,11 +22,11 @@
 #include <cstdint>
 
 #include "cuda_check.cuh"
+#include "scan_then_fan.cuh"
 
 namespace scan_warp {
 
-constexpr int kPartSize = 1024;  // elements per part = threads per block (the article's part_size)
-constexpr int kMaxBlocks = 128;  // the article's block_num = min(part_num, 128), a grid-stride loop over parts
+constexpr int kPartSize = tut::scan_then_fan::kPartSize;  // elements per part = threads per block
 constexpr int kWarpSize = 32;
 constexpr int kWarpsPerPart = kPartSize / kWarpSize;
 static_assert(kWarpsPerPart == kWarpSize, "a part is 32 warps, so that one warp scans the 32 warp totals");
@@ -89,51 +89,13 @@ __global__ void scan_parts_kernel(const std::uint32_t* in, std::uint32_t* out, s
   }
 }
 
-// Launched <<<1, 1>>>: one thread scans all part totals in place.
-__global__ void scan_part_sums_kernel(std::uint32_t* part_sums, std::int64_t parts) {
-  std::uint32_t acc = 0;
-  for (std::int64_t p = 0; p < parts; ++p) {
-    acc += part_sums[p];
-    part_sums[p] = acc;
-  }
-}
+// Steps 2 and 3 (scan_part_sums_kernel<<<1, 1>>>, add_base_kernel) and the launches are the same in
+// chapters 05-09: common/scan_then_fan.cuh. This chapter gives them its scan_parts_kernel.
+using tut::scan_then_fan::workspace_bytes;
 
-// Thread t of the block adds the base of part p to element t of that part. Part 0 has base 0, so
-// the loop starts at part 1.
-__global__ void add_base_kernel(const std::uint32_t* part_sums, std::uint32_t* out, std::int64_t n,
-                                std::int64_t parts) {
-  for (std::int64_t part = 1 + blockIdx.x; part < parts; part += gridDim.x) {
-    // 64-bit: the article computed this index in int32_t, which wraps past 2^31 elements.
-    const std::int64_t i = part * kPartSize + threadIdx.x;
-    if (i < n) out[i] += part_sums[part - 1];
-  }
-}
-
-inline std::size_t part_count(std::size_t n) { return (n + kPartSize - 1) / kPartSize; }
-
-// One uint32 total per part.
-inline std::size_t workspace_bytes(std::size_t n) { return part_count(n) * sizeof(std::uint32_t); }
-
-// Enqueues the inclusive scan of n int32 on `stream`; no allocation, no synchronisation.
-// Every part total is written before it is read, so the workspace need not be zeroed.
 inline void inclusive_scan(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace,
                            cudaStream_t stream) {
-  if (n == 0) return;
-  const std::size_t parts = part_count(n);
-  const unsigned blocks = static_cast<unsigned>(parts < kMaxBlocks ? parts : kMaxBlocks);
-  // int32_t and uint32_t may alias each other (same type but for signedness), so the kernels can
-  // work on the caller's int32 arrays through uint32 pointers.
-  const auto* in = reinterpret_cast<const std::uint32_t*>(d_in);
-  auto* out = reinterpret_cast<std::uint32_t*>(d_out);
-  auto* part_sums = static_cast<std::uint32_t*>(d_workspace);
-  const auto n64 = static_cast<std::int64_t>(n), parts64 = static_cast<std::int64_t>(parts);
-
-  scan_parts_kernel<<<blocks, kPartSize, 0, stream>>>(in, out, part_sums, n64, parts64);
-  TUT_CHECK_LAUNCH();
-  scan_part_sums_kernel<<<1, 1, 0, stream>>>(part_sums, parts64);
-  TUT_CHECK_LAUNCH();
-  add_base_kernel<<<blocks, kPartSize, 0, stream>>>(part_sums, out, n64, parts64);
-  TUT_CHECK_LAUNCH();
+  tut::scan_then_fan::inclusive_scan<scan_parts_kernel>(d_in, d_out, n, d_workspace, stream);
 }
 
 }  // namespace scan_warp

@@ -26,11 +26,11 @@
 #include <cstdint>
 
 #include "cuda_check.cuh"
+#include "scan_then_fan.cuh"
 
 namespace scan_warp_shuffle {
 
-constexpr int kPartSize = 1024;  // elements per part = threads per block (the article's part_size)
-constexpr int kMaxBlocks = 128;  // the article's block_num = min(part_num, 128), a grid-stride loop over parts
+constexpr int kPartSize = tut::scan_then_fan::kPartSize;  // elements per part = threads per block
 constexpr int kWarpSize = 32;
 constexpr int kWarpsPerPart = kPartSize / kWarpSize;
 static_assert(kWarpsPerPart == kWarpSize, "a part is 32 warps, so that one warp scans the 32 warp totals");
@@ -85,57 +85,14 @@ __global__ void scan_parts_kernel(const std::uint32_t* in, std::uint32_t* out, s
   }
 }
 
-// Thread t of the block adds the base of part p to element t of that part. Part 0 has base 0, so
-// the loop starts at part 1.
-__global__ void add_base_kernel(const std::uint32_t* part_sums, std::uint32_t* out, std::int64_t n,
-                                std::int64_t parts) {
-  for (std::int64_t part = 1 + blockIdx.x; part < parts; part += gridDim.x) {
-    // 64-bit: the article computed this index in int32_t, which wraps past 2^31 elements.
-    const std::int64_t i = part * kPartSize + threadIdx.x;
-    if (i < n) out[i] += part_sums[part - 1];
-  }
-}
+// The recursion of chapter 10 (ScanThenFan run again on the part sums), add_base_kernel and the
+// launches are the same in chapters 10-12: common/scan_then_fan.cuh. This chapter gives them its
+// scan_parts_kernel, which reads each element before the same thread writes it (in may be out).
+inline std::size_t workspace_bytes(std::size_t n) { return tut::scan_then_fan::recursive_workspace_bytes(n); }
 
-inline std::size_t part_count(std::size_t n) { return (n + kPartSize - 1) / kPartSize; }
-
-// One uint32 total per part, for every level of the recursion: ceil(n / 1024) totals, then
-// ceil(that / 1024) totals of those, ... down to a level with a single part.
-inline std::size_t workspace_bytes(std::size_t n) {
-  const std::size_t parts = part_count(n);
-  return parts * sizeof(std::uint32_t) + (parts >= 2 ? workspace_bytes(parts) : 0);
-}
-
-// ScanThenFan on n uint32 (n >= 1); `in` and `out` may be the same array, as they are in the
-// recursive calls: scan_parts_kernel reads each element into a register before the same thread
-// writes it back. `part_sums` has room for the totals of this level and of every level below.
-inline void scan_then_fan(const std::uint32_t* in, std::uint32_t* out, std::size_t n, std::uint32_t* part_sums,
-                          cudaStream_t stream) {
-  const std::size_t parts = part_count(n);
-  const unsigned blocks = static_cast<unsigned>(parts < kMaxBlocks ? parts : kMaxBlocks);
-  const auto n64 = static_cast<std::int64_t>(n), parts64 = static_cast<std::int64_t>(parts);
-
-  scan_parts_kernel<<<blocks, kPartSize, 0, stream>>>(in, out, part_sums, n64, parts64);
-  TUT_CHECK_LAUNCH();
-  if (parts >= 2) {
-    // The part totals are scanned by this same algorithm, in place; their own totals go right
-    // after them in the workspace. Each level is 1024 times smaller, so this ends within a few
-    // levels, at a level of one part.
-    scan_then_fan(part_sums, part_sums, parts, part_sums + parts, stream);
-    add_base_kernel<<<blocks, kPartSize, 0, stream>>>(part_sums, out, n64, parts64);
-    TUT_CHECK_LAUNCH();
-  }
-}
-
-// Enqueues the inclusive scan of n int32 on `stream`; no allocation, no synchronisation.
-// Every part total is written before it is read, so the workspace need not be zeroed.
 inline void inclusive_scan(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace,
                            cudaStream_t stream) {
-  if (n == 0) return;
-  // int32_t and uint32_t may alias each other (same type but for signedness), so the kernels can
-  // work on the caller's int32 arrays through uint32 pointers.
-  const auto* in = reinterpret_cast<const std::uint32_t*>(d_in);
-  auto* out = reinterpret_cast<std::uint32_t*>(d_out);
-  scan_then_fan(in, out, n, static_cast<std::uint32_t*>(d_workspace), stream);
+  tut::scan_then_fan::inclusive_scan_recursive<scan_parts_kernel>(d_in, d_out, n, d_workspace, stream);
 }
 
 }  // namespace scan_warp_shuffle

@@ -27,61 +27,24 @@
 #include <cstdint>
 
 #include "cuda_check.cuh"
+#include "scan_then_fan.cuh"
+#include "warp_scan.cuh"
 
 namespace scan_inline_ptx {
 
-constexpr int kPartSize = 1024;  // elements per part = threads per block (the article's part_size)
-constexpr int kMaxBlocks = 128;  // the article's block_num = min(part_num, 128), a grid-stride loop over parts
+constexpr int kPartSize = tut::scan_then_fan::kPartSize;  // elements per part = threads per block
 constexpr int kWarpSize = 32;
 constexpr int kWarpsPerPart = kPartSize / kWarpSize;
 static_assert(kWarpsPerPart == kWarpSize, "a part is 32 warps, so that one warp scans the 32 warp totals");
-constexpr unsigned kFullMask = 0xffffffffu;  // all 32 lanes take part in every shuffle
 
-// One Kogge-Stone step: returns val + (lane (lane - d)'s val) where lane - d exists, else val.
-//   shfl.sync.up.b32 left|has_left, val, d, 0, mask
-// gives left = lane (lane - d)'s val and has_left = (lane >= d); a lane below d gets its own val
-// back, which is then also its result, so only the add needs the predicate: `@has_left add`.
-// (Operand 0 declares the whole warp one segment that starts at lane 0, as CUB's WarpScanShfl does.)
-// `asm volatile` keeps the compiler from moving the shuffle into code that only some lanes run:
-// every lane in the mask must execute shfl.sync. add.u32 wraps on overflow like the CPU reference.
-__device__ __forceinline__ std::uint32_t shfl_up_add(std::uint32_t val, int d) {
-  std::uint32_t result;
-  asm volatile(
-      "{\n\t"
-      ".reg .u32 left;\n\t"
-      ".reg .pred has_left;\n\t"
-      "shfl.sync.up.b32 left|has_left, %1, %2, 0, %3;\n\t"
-      "@has_left add.u32 left, left, %1;\n\t"
-      "mov.u32 %0, left;\n\t"
-      "}"
-      : "=r"(result)
-      : "r"(val), "r"(d), "r"(kFullMask));
-  return result;
-}
-
-// Inclusive scan of one value per lane across the warp, in registers: chapter 11's loop, with each
-// step's shuffle, lane test and add replaced by one predicated shfl_up_add. No lane index, no
-// compare, no branch.
-__device__ __forceinline__ std::uint32_t scan_warp(std::uint32_t val) {
-#pragma unroll
-  for (int d = 1; d < kWarpSize; d *= 2) val = shfl_up_add(val, d);
-  return val;
-}
-
-// Inclusive scan of the block's kPartSize values, one per thread, in registers; returns the scan up
-// to and including this thread. warp_sums: kWarpsPerPart words of shared scratch. Call it after a
-// __syncthreads() that follows any earlier reads of warp_sums.
-__device__ __forceinline__ std::uint32_t scan_block(std::uint32_t val, std::uint32_t* warp_sums) {
-  const int lane = threadIdx.x % kWarpSize;
-  const int warp = threadIdx.x / kWarpSize;
-  val = scan_warp(val);                                       // 1. each warp scans its 32 values
-  if (lane == kWarpSize - 1) warp_sums[warp] = val;           //    and publishes its total
-  __syncthreads();
-  if (warp == 0) warp_sums[lane] = scan_warp(warp_sums[lane]);  // 2. warp 0 scans the 32 totals
-  __syncthreads();
-  if (warp > 0) val += warp_sums[warp - 1];                   // 3. add the totals of the warps before
-  return val;
-}
+// NEW, and used unchanged by chapters 13-17, so it lives once in common/warp_scan.cuh (read it there):
+//   shfl_up_add(val, d)  one Kogge-Stone step as one predicated PTX pair,
+//                        `shfl.sync.up.b32 left|has_left` then `@has_left add.u32`;
+//   scan_warp(val)       chapter 11's loop with each step's shuffle, lane test and add replaced by
+//                        one shfl_up_add: no lane index, no compare, no branch;
+//   scan_block_32_warps  chapter 11's block scan around it (warp scans, warp 0 scans the totals).
+using tut::warp::scan_block_32_warps;
+using tut::warp::scan_warp;  // warp_scan_probe.cu compiles scan_inline_ptx::scan_warp
 
 // Each block takes parts blockIdx.x, blockIdx.x + gridDim.x, ...; each thread loads one element
 // of the part into a register, the block scans the part with all its warps, and writes the scanned
@@ -95,63 +58,20 @@ __global__ void scan_parts_kernel(const std::uint32_t* in, std::uint32_t* out, s
     // request. Past the end, 0 (the identity of +) keeps the scan and the total right.
     std::uint32_t val = i < n ? in[i] : 0;
     __syncthreads();  // orders the previous part's reads of warp_sums before this part's writes
-    val = scan_block(val, warp_sums);  // in registers
+    val = scan_block_32_warps(val, warp_sums);  // in registers
     if (i < n) out[i] = val;
     if (threadIdx.x == kPartSize - 1) part_sums[part] = val;
   }
 }
 
-// Thread t of the block adds the base of part p to element t of that part. Part 0 has base 0, so
-// the loop starts at part 1.
-__global__ void add_base_kernel(const std::uint32_t* part_sums, std::uint32_t* out, std::int64_t n,
-                                std::int64_t parts) {
-  for (std::int64_t part = 1 + blockIdx.x; part < parts; part += gridDim.x) {
-    // 64-bit: the article computed this index in int32_t, which wraps past 2^31 elements.
-    const std::int64_t i = part * kPartSize + threadIdx.x;
-    if (i < n) out[i] += part_sums[part - 1];
-  }
-}
+// The recursion of chapter 10 (ScanThenFan run again on the part sums), add_base_kernel and the
+// launches are the same in chapters 10-12: common/scan_then_fan.cuh. This chapter gives them its
+// scan_parts_kernel, which reads each element before the same thread writes it (in may be out).
+inline std::size_t workspace_bytes(std::size_t n) { return tut::scan_then_fan::recursive_workspace_bytes(n); }
 
-inline std::size_t part_count(std::size_t n) { return (n + kPartSize - 1) / kPartSize; }
-
-// One uint32 total per part, for every level of the recursion: ceil(n / 1024) totals, then
-// ceil(that / 1024) totals of those, ... down to a level with a single part.
-inline std::size_t workspace_bytes(std::size_t n) {
-  const std::size_t parts = part_count(n);
-  return parts * sizeof(std::uint32_t) + (parts >= 2 ? workspace_bytes(parts) : 0);
-}
-
-// ScanThenFan on n uint32 (n >= 1); `in` and `out` may be the same array, as they are in the
-// recursive calls: scan_parts_kernel reads each element into a register before the same thread
-// writes it back. `part_sums` has room for the totals of this level and of every level below.
-inline void scan_then_fan(const std::uint32_t* in, std::uint32_t* out, std::size_t n, std::uint32_t* part_sums,
-                          cudaStream_t stream) {
-  const std::size_t parts = part_count(n);
-  const unsigned blocks = static_cast<unsigned>(parts < kMaxBlocks ? parts : kMaxBlocks);
-  const auto n64 = static_cast<std::int64_t>(n), parts64 = static_cast<std::int64_t>(parts);
-
-  scan_parts_kernel<<<blocks, kPartSize, 0, stream>>>(in, out, part_sums, n64, parts64);
-  TUT_CHECK_LAUNCH();
-  if (parts >= 2) {
-    // The part totals are scanned by this same algorithm, in place; their own totals go right
-    // after them in the workspace. Each level is 1024 times smaller, so this ends within a few
-    // levels, at a level of one part.
-    scan_then_fan(part_sums, part_sums, parts, part_sums + parts, stream);
-    add_base_kernel<<<blocks, kPartSize, 0, stream>>>(part_sums, out, n64, parts64);
-    TUT_CHECK_LAUNCH();
-  }
-}
-
-// Enqueues the inclusive scan of n int32 on `stream`; no allocation, no synchronisation.
-// Every part total is written before it is read, so the workspace need not be zeroed.
 inline void inclusive_scan(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace,
                            cudaStream_t stream) {
-  if (n == 0) return;
-  // int32_t and uint32_t may alias each other (same type but for signedness), so the kernels can
-  // work on the caller's int32 arrays through uint32 pointers.
-  const auto* in = reinterpret_cast<const std::uint32_t*>(d_in);
-  auto* out = reinterpret_cast<std::uint32_t*>(d_out);
-  scan_then_fan(in, out, n, static_cast<std::uint32_t*>(d_workspace), stream);
+  tut::scan_then_fan::inclusive_scan_recursive<scan_parts_kernel>(d_in, d_out, n, d_workspace, stream);
 }
 
 }  // namespace scan_inline_ptx

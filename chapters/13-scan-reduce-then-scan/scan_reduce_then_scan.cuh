@@ -27,6 +27,7 @@
 #include <cub/block/block_reduce.cuh>
 
 #include "cuda_check.cuh"
+#include "warp_scan.cuh"
 
 namespace scan_reduce_then_scan {
 
@@ -35,53 +36,8 @@ constexpr int kMaxBlocks = 128;  // the article's block_num = min(part_num, 128)
 constexpr int kWarpSize = 32;
 constexpr int kWarpsPerPart = kPartSize / kWarpSize;
 static_assert(kWarpsPerPart == kWarpSize, "a part is 32 warps, so that one warp scans the 32 warp totals");
-constexpr unsigned kFullMask = 0xffffffffu;  // all 32 lanes take part in every shuffle
 
-// One Kogge-Stone step: returns val + (lane (lane - d)'s val) where lane - d exists, else val.
-//   shfl.sync.up.b32 left|has_left, val, d, 0, mask
-// gives left = lane (lane - d)'s val and has_left = (lane >= d); a lane below d gets its own val
-// back, which is then also its result, so only the add needs the predicate: `@has_left add`.
-// (Operand 0 declares the whole warp one segment that starts at lane 0, as CUB's WarpScanShfl does.)
-// `asm volatile` keeps the compiler from moving the shuffle into code that only some lanes run:
-// every lane in the mask must execute shfl.sync. add.u32 wraps on overflow like the CPU reference.
-__device__ __forceinline__ std::uint32_t shfl_up_add(std::uint32_t val, int d) {
-  std::uint32_t result;
-  asm volatile(
-      "{\n\t"
-      ".reg .u32 left;\n\t"
-      ".reg .pred has_left;\n\t"
-      "shfl.sync.up.b32 left|has_left, %1, %2, 0, %3;\n\t"
-      "@has_left add.u32 left, left, %1;\n\t"
-      "mov.u32 %0, left;\n\t"
-      "}"
-      : "=r"(result)
-      : "r"(val), "r"(d), "r"(kFullMask));
-  return result;
-}
-
-// Inclusive scan of one value per lane across the warp, in registers: chapter 11's loop, with each
-// step's shuffle, lane test and add replaced by one predicated shfl_up_add. No lane index, no
-// compare, no branch.
-__device__ __forceinline__ std::uint32_t scan_warp(std::uint32_t val) {
-#pragma unroll
-  for (int d = 1; d < kWarpSize; d *= 2) val = shfl_up_add(val, d);
-  return val;
-}
-
-// Inclusive scan of the block's kPartSize values, one per thread, in registers; returns the scan up
-// to and including this thread. warp_sums: kWarpsPerPart words of shared scratch. Call it after a
-// __syncthreads() that follows any earlier reads of warp_sums.
-__device__ __forceinline__ std::uint32_t scan_block(std::uint32_t val, std::uint32_t* warp_sums) {
-  const int lane = threadIdx.x % kWarpSize;
-  const int warp = threadIdx.x / kWarpSize;
-  val = scan_warp(val);                                       // 1. each warp scans its 32 values
-  if (lane == kWarpSize - 1) warp_sums[warp] = val;           //    and publishes its total
-  __syncthreads();
-  if (warp == 0) warp_sums[lane] = scan_warp(warp_sums[lane]);  // 2. warp 0 scans the 32 totals
-  __syncthreads();
-  if (warp > 0) val += warp_sums[warp - 1];                   // 3. add the totals of the warps before
-  return val;
-}
+// The warp and block scans are chapter 12's, unchanged: common/warp_scan.cuh.
 
 // CUB's block-wide sum for blocks of kPartSize threads; the result is valid in thread 0 only.
 using BlockReduce = cub::BlockReduce<std::uint32_t, kPartSize>;
@@ -112,7 +68,7 @@ __global__ void scan_parts_with_base_kernel(const std::uint32_t* in, const std::
     // request. Past the end, 0 (the identity of +) keeps the scan right.
     std::uint32_t val = i < n ? in[i] : 0;
     __syncthreads();  // orders the previous part's reads of warp_sums before this part's writes
-    val = scan_block(val, warp_sums);  // in registers
+    val = tut::warp::scan_block_32_warps(val, warp_sums);  // in registers
     if (part > 0) val += part_prefix[part - 1];  // the same address for the whole warp: one load
     if (i < n) out[i] = val;
   }

@@ -31,6 +31,7 @@
 #include <cub/block/block_reduce.cuh>
 
 #include "cuda_check.cuh"
+#include "warp_scan.cuh"
 
 namespace scan_two_pass {
 
@@ -40,54 +41,8 @@ constexpr int kWarpSize = 32;
 constexpr int kWarpsPerTile = kTileSize / kWarpSize;
 static_assert(kWarpsPerTile == kWarpSize, "a tile is 32 warps, so that one warp scans the 32 warp totals");
 static_assert(kMaxParts <= kTileSize, "scan_part_sums_kernel scans the part totals as one tile");
-constexpr unsigned kFullMask = 0xffffffffu;  // all 32 lanes take part in every shuffle
 
-// One Kogge-Stone step: returns val + (lane (lane - d)'s val) where lane - d exists, else val.
-//   shfl.sync.up.b32 left|has_left, val, d, 0, mask
-// gives left = lane (lane - d)'s val and has_left = (lane >= d); a lane below d gets its own val
-// back, which is then also its result, so only the add needs the predicate: `@has_left add`.
-// (Operand 0 declares the whole warp one segment that starts at lane 0, as CUB's WarpScanShfl does.)
-// `asm volatile` keeps the compiler from moving the shuffle into code that only some lanes run:
-// every lane in the mask must execute shfl.sync. add.u32 wraps on overflow like the CPU reference.
-__device__ __forceinline__ std::uint32_t shfl_up_add(std::uint32_t val, int d) {
-  std::uint32_t result;
-  asm volatile(
-      "{\n\t"
-      ".reg .u32 left;\n\t"
-      ".reg .pred has_left;\n\t"
-      "shfl.sync.up.b32 left|has_left, %1, %2, 0, %3;\n\t"
-      "@has_left add.u32 left, left, %1;\n\t"
-      "mov.u32 %0, left;\n\t"
-      "}"
-      : "=r"(result)
-      : "r"(val), "r"(d), "r"(kFullMask));
-  return result;
-}
-
-// Inclusive scan of one value per lane across the warp, in registers: chapter 11's loop, with each
-// step's shuffle, lane test and add replaced by one predicated shfl_up_add. No lane index, no
-// compare, no branch.
-__device__ __forceinline__ std::uint32_t scan_warp(std::uint32_t val) {
-#pragma unroll
-  for (int d = 1; d < kWarpSize; d *= 2) val = shfl_up_add(val, d);
-  return val;
-}
-
-// Inclusive scan of the block's kTileSize values, one per thread, in registers; returns the scan up
-// to and including this thread. warp_sums: kWarpsPerTile words of shared scratch; on return
-// warp_sums[kWarpsPerTile - 1] is the total of the whole tile, for every thread to read. Call it
-// after a __syncthreads() that follows any earlier reads of warp_sums.
-__device__ __forceinline__ std::uint32_t scan_block(std::uint32_t val, std::uint32_t* warp_sums) {
-  const int lane = threadIdx.x % kWarpSize;
-  const int warp = threadIdx.x / kWarpSize;
-  val = scan_warp(val);                                       // 1. each warp scans its 32 values
-  if (lane == kWarpSize - 1) warp_sums[warp] = val;           //    and publishes its total
-  __syncthreads();
-  if (warp == 0) warp_sums[lane] = scan_warp(warp_sums[lane]);  // 2. warp 0 scans the 32 totals
-  __syncthreads();
-  if (warp > 0) val += warp_sums[warp - 1];                   // 3. add the totals of the warps before
-  return val;
-}
+// The warp and block scans are chapter 12's, unchanged: common/warp_scan.cuh.
 
 // Elements per part: n / kMaxParts rounded up to whole tiles, and at least one tile. Whole tiles
 // keep all threads of a block in the tile loop of scan_parts_kernel for the same number of
@@ -123,7 +78,7 @@ __global__ void scan_part_sums_kernel(std::uint32_t* part_sums, std::int64_t par
   __shared__ std::uint32_t warp_sums[kWarpsPerTile];
   const bool mine = threadIdx.x < parts;
   std::uint32_t val = mine ? part_sums[threadIdx.x] : 0;
-  val = scan_block(val, warp_sums);
+  val = tut::warp::scan_block_32_warps(val, warp_sums);
   if (mine) part_sums[threadIdx.x] = val;
 }
 
@@ -141,7 +96,7 @@ __global__ void scan_parts_kernel(const std::uint32_t* in, const std::uint32_t* 
     const std::int64_t i = tile + threadIdx.x;
     std::uint32_t val = i < end ? in[i] : 0;
     __syncthreads();  // orders the previous tile's reads of warp_sums before this tile's writes
-    val = scan_block(val, warp_sums);  // in registers
+    val = tut::warp::scan_block_32_warps(val, warp_sums);  // in registers
     if (i < end) out[i] = base + val;
     base += warp_sums[kWarpsPerTile - 1];  // this tile's total
   }

@@ -22,6 +22,7 @@
 #include <cstdint>
 
 #include "cuda_check.cuh"
+#include "warp_scan.cuh"
 
 namespace scan_two_pass_tuned {
 
@@ -49,33 +50,11 @@ struct Tuning {
 // 256 threads x 32 int32: 1024-element (4 KiB) segments per warp, 8 int4 loads in flight per thread.
 using DefaultTuning = Tuning<256, 32>;
 
-// ---- Warp building blocks (chapter 12's predicated shuffle) ------------------------------------------------
-__device__ __forceinline__ std::uint32_t shfl_up_add(std::uint32_t val, int d) {
-  std::uint32_t result;
-  asm volatile(
-      "{\n\t"
-      ".reg .u32 left;\n\t"
-      ".reg .pred has_left;\n\t"
-      "shfl.sync.up.b32 left|has_left, %1, %2, 0, %3;\n\t"
-      "@has_left add.u32 left, left, %1;\n\t"
-      "mov.u32 %0, left;\n\t"
-      "}"
-      : "=r"(result)
-      : "r"(val), "r"(d), "r"(kFullMask));
-  return result;
-}
-
-__device__ __forceinline__ std::uint32_t scan_warp(std::uint32_t val) {
-#pragma unroll
-  for (int d = 1; d < kWarpSize; d *= 2) val = shfl_up_add(val, d);
-  return val;
-}
-
-__device__ __forceinline__ std::uint32_t reduce_warp(std::uint32_t val) {
-#pragma unroll
-  for (int d = kWarpSize / 2; d > 0; d /= 2) val += __shfl_xor_sync(kFullMask, val, d);
-  return val;
-}
+// ---- Warp building blocks, in common/warp_scan.cuh: chapter 12's predicated shuffle step and warp
+// scan, and the sum over a warp by xor-butterfly shuffles ------------------------------------------------
+using tut::warp::reduce_warp;
+using tut::warp::scan_warp;
+using tut::warp::shfl_up_add;
 
 // ---- The register tile (chapter 16's layout) ------------------------------------------------------------
 // Each warp owns a contiguous segment of 32 * ItemsPerThread elements; row r of it is 32 int4 vectors and lane

@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "cuda_check.cuh"
+#include "warp_scan.cuh"
 
 namespace scan_decoupled_lookback {
 
@@ -30,51 +31,9 @@ constexpr unsigned kFullMask = 0xffffffffu;  // all 32 lanes take part in every 
 constexpr int kInitThreads = 256;            // threads per block of the status-reset kernel
 constexpr int kMaxInitBlocks = 1024;         // it loops over the status words beyond this many blocks
 
-// ---- The block scan of chapters 12 and 14 ------------------------------------------------------------
-// One Kogge-Stone step, predicated (chapter 12): shfl.sync.up yields the value of lane - d and the
-// predicate lane >= d, which guards the add. add.u32 wraps on overflow like the CPU reference.
-__device__ __forceinline__ std::uint32_t shfl_up_add(std::uint32_t val, int d) {
-  std::uint32_t result;
-  asm volatile(
-      "{\n\t"
-      ".reg .u32 left;\n\t"
-      ".reg .pred has_left;\n\t"
-      "shfl.sync.up.b32 left|has_left, %1, %2, 0, %3;\n\t"
-      "@has_left add.u32 left, left, %1;\n\t"
-      "mov.u32 %0, left;\n\t"
-      "}"
-      : "=r"(result)
-      : "r"(val), "r"(d), "r"(kFullMask));
-  return result;
-}
-
-// Inclusive scan of one value per lane across the warp, in registers.
-__device__ __forceinline__ std::uint32_t scan_warp(std::uint32_t val) {
-#pragma unroll
-  for (int d = 1; d < kWarpSize; d *= 2) val = shfl_up_add(val, d);
-  return val;
-}
-
-// Inclusive scan of the block's kTileSize values, one per thread (chapter 14's). On return
-// warp_sums[kWarpsPerTile - 1] is the tile's total, for every thread to read.
-__device__ __forceinline__ std::uint32_t scan_block(std::uint32_t val, std::uint32_t* warp_sums) {
-  const int lane = threadIdx.x % kWarpSize;
-  const int warp = threadIdx.x / kWarpSize;
-  val = scan_warp(val);                                         // 1. each warp scans its 32 values
-  if (lane == kWarpSize - 1) warp_sums[warp] = val;             //    and publishes its total
-  __syncthreads();
-  if (warp == 0) warp_sums[lane] = scan_warp(warp_sums[lane]);  // 2. warp 0 scans the 32 totals
-  __syncthreads();
-  if (warp > 0) val += warp_sums[warp - 1];                     // 3. add the totals of the warps before
-  return val;
-}
-
-// Sum over the warp, returned to every lane (butterfly: after five xor-shuffles all lanes agree).
-__device__ __forceinline__ std::uint32_t reduce_warp(std::uint32_t val) {
-#pragma unroll
-  for (int d = kWarpSize / 2; d > 0; d /= 2) val += __shfl_xor_sync(kFullMask, val, d);
-  return val;
-}
+// ---- Warp building blocks, in common/warp_scan.cuh: chapter 12's block scan (scan_block_32_warps) and
+// reduce_warp, the sum over a warp by xor-butterfly shuffles, returned to every lane.
+using tut::warp::reduce_warp;
 
 // ---- Tile status words ------------------------------------------------------------------------------
 // One 64-bit word per tile: the flag in the high half, the 32-bit value in the low half. Because the two
@@ -183,7 +142,7 @@ __global__ __launch_bounds__(kTileSize) void scan_tiles_kernel(const std::uint32
   const std::int64_t i = tile * kTileSize + threadIdx.x;  // 64-bit: n may exceed 2^31
 
   // 2. Scan the tile on its own (zeros past the end of the input).
-  const std::uint32_t inclusive_in_tile = scan_block(i < n ? in[i] : 0u, warp_sums);
+  const std::uint32_t inclusive_in_tile = tut::warp::scan_block_32_warps(i < n ? in[i] : 0u, warp_sums);
   const std::uint32_t tile_aggregate = warp_sums[kWarpsPerTile - 1];
 
   // 3. Warp 0 finds the tile's exclusive prefix and publishes the tile's status.

@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "cuda_check.cuh"
+#include "warp_scan.cuh"
 
 namespace scan_decoupled_lookback_tuned {
 
@@ -184,36 +185,11 @@ __device__ __forceinline__ void store_segment_guarded(std::uint32_t* out, std::i
 }
 
 // ---- Scanning in registers ---------------------------------------------------------------------------------
-// One Kogge-Stone step, predicated (chapter 12): shfl.sync.up yields the value of lane - d and the
-// predicate lane >= d, which guards the add. add.u32 wraps on overflow like the CPU reference.
-__device__ __forceinline__ std::uint32_t shfl_up_add(std::uint32_t val, int d) {
-  std::uint32_t result;
-  asm volatile(
-      "{\n\t"
-      ".reg .u32 left;\n\t"
-      ".reg .pred has_left;\n\t"
-      "shfl.sync.up.b32 left|has_left, %1, %2, 0, %3;\n\t"
-      "@has_left add.u32 left, left, %1;\n\t"
-      "mov.u32 %0, left;\n\t"
-      "}"
-      : "=r"(result)
-      : "r"(val), "r"(d), "r"(kFullMask));
-  return result;
-}
-
-// Inclusive scan of one value per lane across the warp, in registers.
-__device__ __forceinline__ std::uint32_t scan_warp(std::uint32_t val) {
-#pragma unroll
-  for (int d = 1; d < kWarpSize; d *= 2) val = shfl_up_add(val, d);
-  return val;
-}
-
-// Sum over the warp, returned to every lane (butterfly: after five xor-shuffles all lanes agree).
-__device__ __forceinline__ std::uint32_t reduce_warp(std::uint32_t val) {
-#pragma unroll
-  for (int d = kWarpSize / 2; d > 0; d /= 2) val += __shfl_xor_sync(kFullMask, val, d);
-  return val;
-}
+// shfl_up_add and scan_warp (chapter 12's predicated Kogge-Stone scan) and reduce_warp (sum over the
+// warp by xor-butterfly shuffles, returned to every lane) live in common/warp_scan.cuh.
+using tut::warp::reduce_warp;
+using tut::warp::scan_warp;
+using tut::warp::shfl_up_add;
 
 // Turns the warp's segment into its inclusive scan (relative to the segment start) and returns the
 // segment's sum to every lane. Each thread scans its 4-element vectors serially; one warp scan per row

@@ -22,6 +22,8 @@
 #include <cstdint>
 
 #include "cuda_check.cuh"
+#include "cp_async.cuh"
+#include "warp_scan.cuh"
 
 namespace scan_lookback_landing_zone {
 
@@ -120,25 +122,13 @@ inline std::size_t workspace_bytes_for(std::size_t n) {
 // holds vector r * 32 + l). Rows 0 .. kStagedVectors-1 land in the warp's part of shared memory in that
 // layout (each thread reads back only the vectors it copied itself: no barrier guards them); the rows
 // after them land in registers.
-__device__ __forceinline__ std::uint32_t shared_address(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
-
-// One 16-byte global-to-shared copy that does not pass through registers (cp.async.cg: cached in L2 only).
+// shared_address, and the 16-byte cp.async copy and wait (chapter 26's cp.async, which does not pass
+// through registers) live in common/cp_async.cuh; the landing zone waits for all of a thread's copies.
+using tut::async_copy::shared_address;
 __device__ __forceinline__ void copy_vector_async(uint4* destination, const uint4* source) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(shared_address(destination)), "l"(source)
-               : "memory");
-#else
-  *destination = *source;  // below sm_80: through a register
-#endif
+  tut::async_copy::cp_async_16(destination, source);
 }
-// Waits until all of this thread's cp.async copies have landed (they are then visible to this thread).
-__device__ __forceinline__ void wait_own_async_copies() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_all;" ::: "memory");
-#endif
-}
+__device__ __forceinline__ void wait_own_async_copies() { tut::async_copy::cp_async_wait_all(); }
 
 // One vector, element by element with zeros past n (the last tile, misaligned buffers).
 __device__ __forceinline__ uint4 load_vector_guarded(const std::uint32_t* in, std::int64_t first, std::int64_t n) {
@@ -149,36 +139,11 @@ __device__ __forceinline__ uint4 load_vector_guarded(const std::uint32_t* in, st
 }
 
 // ---- Scanning in registers ---------------------------------------------------------------------------------
-// One Kogge-Stone step, predicated (chapter 12): shfl.sync.up yields the value of lane - d and the
-// predicate lane >= d, which guards the add. add.u32 wraps on overflow like the CPU reference.
-__device__ __forceinline__ std::uint32_t shfl_up_add(std::uint32_t val, int d) {
-  std::uint32_t result;
-  asm volatile(
-      "{\n\t"
-      ".reg .u32 left;\n\t"
-      ".reg .pred has_left;\n\t"
-      "shfl.sync.up.b32 left|has_left, %1, %2, 0, %3;\n\t"
-      "@has_left add.u32 left, left, %1;\n\t"
-      "mov.u32 %0, left;\n\t"
-      "}"
-      : "=r"(result)
-      : "r"(val), "r"(d), "r"(kFullMask));
-  return result;
-}
-
-// Inclusive scan of one value per lane across the warp, in registers.
-__device__ __forceinline__ std::uint32_t scan_warp(std::uint32_t val) {
-#pragma unroll
-  for (int d = 1; d < kWarpSize; d *= 2) val = shfl_up_add(val, d);
-  return val;
-}
-
-// Sum over the warp, returned to every lane (butterfly: after five xor-shuffles all lanes agree).
-__device__ __forceinline__ std::uint32_t reduce_warp(std::uint32_t val) {
-#pragma unroll
-  for (int d = kWarpSize / 2; d > 0; d /= 2) val += __shfl_xor_sync(kFullMask, val, d);
-  return val;
-}
+// shfl_up_add and scan_warp (chapter 12's predicated Kogge-Stone scan) and reduce_warp (sum over the
+// warp by xor-butterfly shuffles, returned to every lane) live in common/warp_scan.cuh.
+using tut::warp::reduce_warp;
+using tut::warp::scan_warp;
+using tut::warp::shfl_up_add;
 
 // ---- The look-back (chapter 15's, with a backoff) ------------------------------------------------------------
 // The sum of all elements before `tile`, called by all 32 lanes of one warp: read the 32 nearest

@@ -55,6 +55,7 @@
 #include <string>
 
 #include "cuda_check.cuh"
+#include "cp_async.cuh"
 
 namespace sgemm_tuned {
 
@@ -112,46 +113,10 @@ struct TileConfig {
   static_assert(kMinBlocksPerSm * kThreads <= 2048, "at most 2048 resident threads per SM");
 };
 
-// ---- cp.async (sm_80+), with a synchronous fallback for sm_75 -----------------------------------------
-// Copies kBytes (4 or 16) from global to shared memory; when !in_range it writes kBytes of zeros and reads
-// nothing (PTX: a source size of 0). 16-byte copies bypass L1 (.cg: each B element is used by one block
-// once); 4-byte copies must go through it (.ca, the only form PTX allows for fewer than 16 bytes).
-template <int kBytes>
-__device__ __forceinline__ void cp_async(float* smem_dst, const float* gmem_src, bool in_range) {
-  static_assert(kBytes == 4 || kBytes == 16, "cp.async copies 4, 8 or 16 bytes; we use 4 and 16");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
-  const int src_bytes = in_range ? kBytes : 0;
-  if constexpr (kBytes == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem_src), "r"(src_bytes)
-                 : "memory");
-  else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(gmem_src), "r"(src_bytes)
-                 : "memory");
-#else
-  if constexpr (kBytes == 16)
-    *reinterpret_cast<float4*>(smem_dst) =
-        in_range ? *reinterpret_cast<const float4*>(gmem_src) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  else
-    *smem_dst = in_range ? *gmem_src : 0.0f;
-#endif
-}
-
-// Closes the group of copies this thread issued since the last commit.
-__device__ __forceinline__ void cp_async_commit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-
-// Waits until at most kPending of this thread's committed groups are still in flight. Other threads'
-// copies become visible only after a __syncthreads.
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
-#endif
-}
+// ---- cp.async: chapter 26's, in common/cp_async.cuh ---------------------------------------------------
+using tut::async_copy::cp_async;
+using tut::async_copy::cp_async_commit;
+using tut::async_copy::cp_async_wait;
 
 // ---- Building blocks ----------------------------------------------------------------------------------
 // Four floats from a 16-byte aligned shared-memory address into four registers of a fragment (one LDS.128).
