@@ -57,7 +57,7 @@ TimingPlan timing_plan(const Options& opt) {
 }
 
 std::vector<Result> measure_chapter(const ChapterSpec& chapter, const Options& opt, DeviceInfo* info_out) {
-  if (!chapter.resolve) (void)selected_variants(chapter, opt);  // unknown variants: before touching the GPU
+  (void)selected_variants(chapter, opt);  // unknown variants: before touching the GPU
   require_supported_gpu();
   DeviceInfo info = query_device();
   if (info_out) *info_out = info;
@@ -172,7 +172,7 @@ int run_chapter(int argc, char** argv, const ChapterSpec& spec) {
       write_variant_list(std::cout, opt.format, spec.variants);
       return 0;
     }
-    if (!spec.resolve) (void)selected_variants(spec, opt);  // reject unknown variants before touching the GPU
+    (void)selected_variants(spec, opt);  // reject unknown variants before touching the GPU
     DeviceInfo info;
     std::vector<Result> rows = measure_chapter(spec, opt, &info);
     if (opt.format == OutputFormat::table) {

@@ -80,8 +80,8 @@ struct ChapterSpec {
   // Optional: for a chapter whose variants depend on the options or the machine (chapter 40: one per GPU
   // count up to --gpus). Called on a copy of the spec after the GPU check, before anything is measured; it
   // may replace `variants` and `ratio_to`, and throws UsageError for options this machine cannot run.
-  // `variants` as written is what --list prints; with `resolve`, --variant names are checked against the
-  // resolved variants.
+  // `variants` as written is what --list prints and what --variant may name (checked before the GPU); the
+  // resolved variants must keep those names.
   std::function<void(ChapterSpec&, const Options&)> resolve;
 };
 

@@ -394,24 +394,25 @@ TEST_CASE("40: ScopedDevice gives the device back; a DeviceBuffer is freed on th
   int current = -1;
   TUT_CUDA_CHECK(cudaGetDevice(&current));
   CHECK(current == 0);
-  std::size_t free_before = 0;
-  {
-    tut::ScopedDevice on(other);
-    free_before = tut::free_device_bytes();
-  }
+  void* raw = nullptr;
   {
     tut::DeviceBuffer<unsigned char> buffer;
     {
       tut::ScopedDevice on(other);
-      buffer = tut::DeviceBuffer<unsigned char>(std::size_t{256} << 20);
+      buffer = tut::DeviceBuffer<unsigned char>(std::size_t{1} << 20);
     }
-    tut::DeviceBuffer<unsigned char> moved(std::move(buffer));  // moved on device 0: still owned by `other`
+    raw = buffer.data();
+    tut::DeviceBuffer<unsigned char> moved(std::move(buffer));  // moved with device 0 current: still `other`'s
+    cudaPointerAttributes before{};
+    TUT_CUDA_CHECK(cudaPointerGetAttributes(&before, raw));
+    CHECK(before.device == other);
   }  // freed here with device 0 current
+  CHECK(cudaGetLastError() == cudaSuccess);  // the destructor's cudaFree did not fail
   TUT_CUDA_CHECK(cudaGetDevice(&current));
-  CHECK(current == 0);
-  CHECK(cudaGetLastError() == cudaSuccess);
-  tut::ScopedDevice on(other);
-  CHECK(tut::free_device_bytes() + (std::size_t{64} << 20) >= free_before);  // the 256 MiB came back
+  CHECK(current == 0);  // and gave device 0 back
+  cudaPointerAttributes after{};
+  if (cudaPointerGetAttributes(&after, raw) == cudaSuccess) CHECK(after.type == cudaMemoryTypeUnregistered);
+  (void)cudaGetLastError();
 }
 
 TEST_CASE("40: the program runs and checks itself; bad input exits 2") {
