@@ -1,4 +1,4 @@
-// RAII device memory: freed when it goes out of scope, move-only.
+// RAII device memory: freed when it goes out of scope, on the device it was allocated on; move-only.
 #pragma once
 
 #include <cstddef>
@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cuda_check.cuh"
+#include "device.cuh"
 #include "verify.hpp"
 
 namespace tut {
@@ -15,21 +16,22 @@ class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   explicit DeviceBuffer(std::size_t count) : count_(count) {
-    if (count_ > 0) TUT_CUDA_CHECK(cudaMalloc(&ptr_, count_ * sizeof(T)));
+    if (count_ == 0) return;
+    TUT_CUDA_CHECK(cudaGetDevice(&device_));  // the current device owns the memory
+    TUT_CUDA_CHECK(cudaMalloc(&ptr_, count_ * sizeof(T)));
   }
   explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) { upload(host); }
-  ~DeviceBuffer() {
-    if (ptr_) cudaFree(ptr_);  // no check: a destructor must not throw, and this cannot be retried
-  }
+  ~DeviceBuffer() { release(); }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   DeviceBuffer(DeviceBuffer&& o) noexcept
-      : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+      : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)), device_(o.device_) {}
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
     if (this != &o) {
-      if (ptr_) cudaFree(ptr_);
+      release();
       ptr_ = std::exchange(o.ptr_, nullptr);
       count_ = std::exchange(o.count_, 0);
+      device_ = o.device_;
     }
     return *this;
   }
@@ -64,8 +66,17 @@ class DeviceBuffer {
   }
 
  private:
+  // Frees on the owning device, whichever is current (cudaFree of another device's memory fails).
+  void release() noexcept {
+    if (!ptr_) return;
+    ScopedDevice owner(device_, std::nothrow);
+    cudaFree(ptr_);  // no check: a destructor must not throw, and this cannot be retried
+    ptr_ = nullptr;
+  }
+
   T* ptr_ = nullptr;
   std::size_t count_ = 0;
+  int device_ = 0;  // where ptr_ was allocated
 };
 
 }  // namespace tut

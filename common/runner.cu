@@ -37,7 +37,15 @@ std::vector<const VariantSpec*> selected_variants(const ChapterSpec& spec, const
   return out;
 }
 
-TimingPlan plan_from(const Options& opt) {
+std::string command_line(int argc, char** argv) {
+  std::string c;
+  for (int i = 0; i < argc; ++i) c += (i ? " " : "") + std::string(argv[i]);
+  return c;
+}
+
+}  // namespace
+
+TimingPlan timing_plan(const Options& opt) {
   TimingPlan p;
   p.warmup = opt.warmup;
   p.reps = opt.reps;
@@ -48,27 +56,21 @@ TimingPlan plan_from(const Options& opt) {
   return p;
 }
 
-std::string command_line(int argc, char** argv) {
-  std::string c;
-  for (int i = 0; i < argc; ++i) c += (i ? " " : "") + std::string(argv[i]);
-  return c;
-}
-
-}  // namespace
-
-std::vector<Result> measure_chapter(const ChapterSpec& spec, const Options& opt, DeviceInfo* info_out) {
-  auto variants = selected_variants(spec, opt);
+std::vector<Result> measure_chapter(const ChapterSpec& chapter, const Options& opt, DeviceInfo* info_out) {
+  (void)selected_variants(chapter, opt);  // unknown variants: before touching the GPU
   require_supported_gpu();
   DeviceInfo info = query_device();
   if (info_out) *info_out = info;
+  ChapterSpec spec = chapter;
+  if (spec.resolve) spec.resolve(spec, opt);
+  auto variants = selected_variants(spec, opt);
 
   auto workload = spec.make_workload();
   const std::string what = spec.id + " at --size " + format_size(opt.size);
   std::size_t need = workload->device_bytes(opt);
   require_device_memory(need, what);
   workload->prepare(opt, opt.check);
-  for (const VariantSpec* v : variants) workload->setup(v->name);  // before any checked, timed or profiled run
-  const TimingPlan plan = plan_from(opt);
+  const TimingPlan plan = timing_plan(opt);
 
   // NVTX: one range for the chapter, one nested range per variant, and inside it a range "timed" around the
   // timed repetitions only (time_gpu), so that `ncu --nvtx --nvtx-include "<chapter>/<variant>/timed/"`
@@ -109,8 +111,10 @@ std::vector<Result> measure_chapter(const ChapterSpec& spec, const Options& opt,
     r.reference = v->reference;
     r.n = opt.size;
     Work w = workload->work(v->name);
+    if (w.n > 0) r.n = w.n;
     r.bytes = w.bytes;
     r.flops = w.flops;
+    workload->setup(v->name);  // before any checked, timed or profiled run of the variant
     if (opt.check) {
       workload->poison(0);
       workload->run(v->name, 0);
@@ -130,7 +134,13 @@ std::vector<Result> measure_chapter(const ChapterSpec& spec, const Options& opt,
     TimingPlan variant_plan = plan;
     if (opt.profile && opt.check) variant_plan.warmup = 0;  // the checked run was the one warm-up
     r.time = time_gpu([&](cudaStream_t s) { workload->run(v->name, s); }, variant_plan);
+    workload->finish(v->name);
     derive_rates(r, info.peak_dram_gbps, memcpy_gbps, info.peak_fp32_gflops);
+    if (w.devices > 1) {  // shares of all the GPUs used: their peak, their cudaMemcpy
+      r.pct_peak_dram /= w.devices;
+      r.pct_peak_fp32 /= w.devices;
+      r.pct_memcpy /= w.devices;
+    }
     rows.push_back(r);
   }
 

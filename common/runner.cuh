@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <ostream>
 #include <memory>
@@ -17,6 +18,7 @@
 
 #include "cli.hpp"
 #include "report.hpp"
+#include "timing.cuh"
 #include "verify.hpp"
 
 namespace tut {
@@ -26,6 +28,8 @@ namespace tut {
 struct Work {
   double bytes = 0.0;
   double flops = 0.0;
+  std::uint64_t n = 0;  // elements of this variant's problem where it is not --size (0: --size)
+  int devices = 1;      // GPUs the run uses: its % of peak and % of cudaMemcpy are shares of that many GPUs
 };
 
 class Workload {
@@ -41,8 +45,9 @@ class Workload {
   virtual void prepare(const Options& opt, bool with_reference) = 0;
   // One-time set-up of `variant` on every device it will run on (shared-memory opt-in with
   // cudaFuncSetAttribute, twiddle tables, communicators, vendor-library handles and plans): what a library
-  // does once when a plan or handle is made, not per call. The harness calls it after prepare() and before
-  // any checked, timed or profiled run of that variant, so run() never pays for it and never synchronises.
+  // does once when a plan or handle is made, not per call. The harness calls it after prepare(), just before
+  // the first checked, timed or profiled run of that variant (variant after variant, so a workload may hold
+  // one variant's resources at a time), so run() never pays for it and never synchronises.
   // Cache per device, not per process: one process may drive several GPUs.
   virtual void setup(const std::string& variant) { (void)variant; }
   // Fills every output buffer with the poison pattern.
@@ -53,6 +58,10 @@ class Workload {
   // Compares the outputs of the last run of `variant` with the reference.
   virtual CheckResult check(const std::string& variant) = 0;
   virtual Work work(const std::string& variant) const = 0;
+  // Called once after the checked and timed runs of `variant` (outside the "timed" range), before the next
+  // variant's setup(): measurements beyond the runner's that the chapter's summary reports (chapter 40's
+  // parts), or freeing what setup(variant) made so that the next variant has the memory.
+  virtual void finish(const std::string& variant) { (void)variant; }
   // Bytes of a device-to-device cudaMemcpy that moves as much data as this workload (0: none).
   virtual std::size_t memcpy_bytes() const { return 0; }
 };
@@ -68,7 +77,18 @@ struct ChapterSpec {
   // Optional: printed after the table in table mode, for what the generic table cannot show (the
   // article's figure beside ours, occupancy...). Gets the measured rows of this run.
   std::function<void(std::ostream&, const DeviceInfo&, const Options&, const std::vector<Result>&)> summary;
+  // Optional: for a chapter whose variants depend on the options or the machine (chapter 40: one per GPU
+  // count up to --gpus). Called on a copy of the spec after the GPU check, before anything is measured; it
+  // may replace `variants` and `ratio_to`, and throws UsageError for options this machine cannot run.
+  // `variants` as written is what --list prints and what --variant may name (checked before the GPU); the
+  // resolved variants must keep those names.
+  std::function<void(ChapterSpec&, const Options&)> resolve;
 };
+
+// The timing plan of the options (warm-up, repetitions, budget, L2 flush; profile mode: one timed run),
+// with the timed repetitions in the NVTX range "timed". A chapter that times more than its variants' runs
+// (chapter 40's parts) uses it too, with timed_range cleared so that ncu's filter does not select them.
+TimingPlan timing_plan(const Options& opt);
 
 // Parses argv, runs the selected variants and prints the results. Returns the process exit status:
 // 0 success, 1 a failed check or CUDA error (no GPU included), 2 bad usage.

@@ -7,10 +7,14 @@
 
 #include <climits>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuda_check.cuh"
+#include "device.cuh"
+#include "device_buffer.cuh"
 #include "device_random.cuh"
 #include "scan_multi_gpu.cuh"
 #include "verify.hpp"
@@ -53,40 +57,105 @@ __global__ void count_scan_step_errors_kernel(const std::uint32_t* __restrict__ 
 
 }  // namespace detail
 
+// A stream or an event, made on the current device and destroyed on it (no check: destructors run while
+// unwinding). Move-only.
+template <class Handle, cudaError_t (*Destroy)(Handle)>
+class DeviceHandle {
+ public:
+  DeviceHandle() = default;
+  ~DeviceHandle() { reset(); }
+  DeviceHandle(DeviceHandle&& o) noexcept : handle_(std::exchange(o.handle_, nullptr)), device_(o.device_) {}
+  DeviceHandle& operator=(DeviceHandle&& o) noexcept {
+    if (this != &o) {
+      reset();
+      handle_ = std::exchange(o.handle_, nullptr);
+      device_ = o.device_;
+    }
+    return *this;
+  }
+  DeviceHandle(const DeviceHandle&) = delete;
+  DeviceHandle& operator=(const DeviceHandle&) = delete;
+  Handle get() const { return handle_; }
+
+ protected:
+  // `make` creates the handle on the current device (which owns it from then on).
+  template <class Make>
+  void make(Make make_handle) {
+    TUT_CUDA_CHECK(cudaGetDevice(&device_));
+    TUT_CUDA_CHECK(make_handle(&handle_));
+  }
+
+ private:
+  void reset() noexcept {
+    if (!handle_) return;
+    tut::ScopedDevice owner(device_, std::nothrow);
+    Destroy(handle_);
+    handle_ = nullptr;
+  }
+  Handle handle_ = nullptr;
+  int device_ = 0;
+};
+
+struct OwnedStream : DeviceHandle<cudaStream_t, cudaStreamDestroy> {
+  static OwnedStream non_blocking() {
+    OwnedStream s;
+    s.make([](cudaStream_t* h) { return cudaStreamCreateWithFlags(h, cudaStreamNonBlocking); });
+    return s;
+  }
+};
+struct OwnedEvent : DeviceHandle<cudaEvent_t, cudaEventDestroy> {
+  static OwnedEvent create(unsigned flags) {
+    OwnedEvent e;
+    e.make([flags](cudaEvent_t* h) { return cudaEventCreateWithFlags(h, flags); });
+    return e;
+  }
+};
+
+// Pinned host memory (cudaMallocHost), freed with cudaFreeHost.
+struct FreePinned {
+  void operator()(void* p) const noexcept { cudaFreeHost(p); }  // no check: a destructor must not throw
+};
+template <class T>
+std::unique_ptr<T[], FreePinned> make_pinned(std::size_t count) {
+  void* p = nullptr;
+  TUT_CUDA_CHECK(cudaMallocHost(&p, count * sizeof(T)));
+  return std::unique_ptr<T[], FreePinned>(static_cast<T*>(p));
+}
+
 // n elements in shards on `devices` (shard p on devices[p]; a device may repeat: logical shards on one GPU),
-// split evenly or with the last shard last_weight percent of each other (see Split).
+// split evenly or with the last shard last_weight percent of each other (see Split). Every buffer is owned
+// (DeviceBuffer, OwnedStream, pinned host memory) and freed on its device, also when a constructor throws;
+// the Shards are views of them.
 class ShardSet {
  public:
   ShardSet(std::size_t n, const std::vector<int>& devices, int last_weight = 100)
-      : split_{n, static_cast<int>(devices.size()), last_weight}, shards_(devices.size()) {
+      : split_{n, static_cast<int>(devices.size()), last_weight}, shards_(devices.size()), owned_(devices.size()) {
     const int count = static_cast<int>(devices.size());
-    try {
-      for (int p = 0; p < count; ++p) {
-        Shard& s = shards_[p];
-        s.device = devices[p];
-        s.count = split_.count(p);
-        TUT_CUDA_CHECK(cudaSetDevice(s.device));
-        TUT_CUDA_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
-        if (s.count > 0) {
-          std::int32_t* in = nullptr;
-          TUT_CUDA_CHECK(cudaMalloc(&in, s.count * sizeof(std::int32_t)));
-          s.in = in;
-          TUT_CUDA_CHECK(cudaMalloc(&s.out, s.count * sizeof(std::int32_t)));
-        }
-        s.workspace_bytes = shard_workspace_bytes(s.count);
-        TUT_CUDA_CHECK(cudaMalloc(&s.workspace, s.workspace_bytes + 1));  // + 1: never a null buffer
-        // total, then `count` received totals; zeroed once (the last shard never writes its total)
-        TUT_CUDA_CHECK(cudaMalloc(&s.total, (count + 1) * sizeof(std::uint32_t)));
-        TUT_CUDA_CHECK(cudaMemset(s.total, 0, (count + 1) * sizeof(std::uint32_t)));
-        s.totals = s.total + 1;
-        TUT_CUDA_CHECK(cudaMallocHost(&s.totals_host, count * sizeof(std::uint32_t)));
-      }
-    } catch (...) {
-      release();
-      throw;
+    tut::ScopedDevice caller;  // the caller's device is current again at the end
+    for (int p = 0; p < count; ++p) {
+      Shard& s = shards_[p];
+      Storage& o = owned_[p];
+      s.device = devices[p];
+      s.count = split_.count(p);
+      TUT_CUDA_CHECK(cudaSetDevice(s.device));
+      o.stream = OwnedStream::non_blocking();
+      s.stream = o.stream.get();
+      o.in = tut::DeviceBuffer<std::int32_t>(s.count);
+      o.out = tut::DeviceBuffer<std::int32_t>(s.count);
+      s.in = o.in.data();
+      s.out = o.out.data();
+      s.workspace_bytes = shard_workspace_bytes(s.count);
+      o.workspace = tut::DeviceBuffer<unsigned char>(s.workspace_bytes + 1);  // + 1: never a null buffer
+      s.workspace = o.workspace.data();
+      // total, then `count` received totals; zeroed once (the last shard never writes its total)
+      o.words = tut::DeviceBuffer<std::uint32_t>(count + 1);
+      TUT_CUDA_CHECK(cudaMemset(o.words.data(), 0, o.words.bytes()));
+      s.total = o.words.data();
+      s.totals = s.total + 1;
+      o.totals_host = make_pinned<std::uint32_t>(count);
+      s.totals_host = o.totals_host.get();
     }
   }
-  ~ShardSet() { release(); }
   ShardSet(const ShardSet&) = delete;
   ShardSet& operator=(const ShardSet&) = delete;
 
@@ -151,10 +220,8 @@ class ShardSet {
       const Shard& s = shards_[p];
       if (s.count == 0) continue;
       TUT_CUDA_CHECK(cudaSetDevice(s.device));
-      unsigned long long* counters = nullptr;
-      TUT_CUDA_CHECK(cudaMalloc(&counters, 2 * sizeof(unsigned long long)));
-      const unsigned long long init[2] = {0, ULLONG_MAX};
-      TUT_CUDA_CHECK(cudaMemcpy(counters, init, sizeof init, cudaMemcpyHostToDevice));
+      tut::DeviceBuffer<unsigned long long> counter_buffer(std::vector<unsigned long long>{0, ULLONG_MAX});
+      unsigned long long* counters = counter_buffer.data();
       const std::size_t blocks = (s.count + 255) / 256;
       detail::count_scan_step_errors_kernel<<<static_cast<unsigned>(blocks < 8192 ? blocks : 8192), 256, 0,
                                                s.stream>>>(reinterpret_cast<const std::uint32_t*>(s.in),
@@ -162,9 +229,7 @@ class ShardSet {
                                                            counters);
       TUT_CHECK_LAUNCH();
       TUT_CUDA_CHECK(cudaStreamSynchronize(s.stream));
-      unsigned long long result[2];
-      TUT_CUDA_CHECK(cudaMemcpy(result, counters, sizeof result, cudaMemcpyDeviceToHost));
-      TUT_CUDA_CHECK(cudaFree(counters));
+      const std::vector<unsigned long long> result = counter_buffer.download();
       std::uint32_t first_in = 0, first_out = 0, last_out = 0;
       TUT_CUDA_CHECK(cudaMemcpy(&first_in, s.in, sizeof first_in, cudaMemcpyDeviceToHost));
       TUT_CUDA_CHECK(cudaMemcpy(&first_out, s.out, sizeof first_out, cudaMemcpyDeviceToHost));
@@ -211,21 +276,18 @@ class ShardSet {
   }
 
  private:
-  void release() {
-    for (Shard& s : shards_) {
-      cudaSetDevice(s.device);  // no checks: this runs in a destructor or while unwinding
-      if (s.in) cudaFree(const_cast<std::int32_t*>(s.in));
-      if (s.out) cudaFree(s.out);
-      if (s.workspace) cudaFree(s.workspace);
-      if (s.total) cudaFree(s.total);
-      if (s.totals_host) cudaFreeHost(s.totals_host);
-      if (s.stream) cudaStreamDestroy(s.stream);
-      s = Shard{};
-    }
-  }
+  // What shard p owns (Shard holds views of it). Declared in this order so that the stream goes last.
+  struct Storage {
+    OwnedStream stream;
+    tut::DeviceBuffer<std::int32_t> in, out;
+    tut::DeviceBuffer<unsigned char> workspace;
+    tut::DeviceBuffer<std::uint32_t> words;  // total, then the received totals
+    std::unique_ptr<std::uint32_t[], FreePinned> totals_host;
+  };
 
   Split split_;
   std::vector<Shard> shards_;
+  std::vector<Storage> owned_;
 };
 
 }  // namespace scan_multi_gpu

@@ -1,7 +1,8 @@
 // GPU tests for chapter 40. On one GPU: the scan at P = 1 (chapter 17's scan alone), the shard and carry logic
 // at P = 2, 3, 4 with the shards on one device and the collective replaced by DeviceGather (NCCL refuses two
-// ranks on one device), NCCL's all-gather with one rank, the program's command line. With two GPUs or more:
-// the NCCL path at P = 2 and at every visible GPU. Every result is compared with the CPU reference.
+// ranks on one device), NCCL's all-gather with one rank, the program's command line, the runs the runner makes
+// (profile mode: one checked and one timed run). With two GPUs or more: the NCCL path at P = 2 and at every
+// visible GPU, and device memory freed on its own device. Every result is compared with the CPU reference.
 #define TUT_CHAPTER_NO_MAIN
 #include "main.cu"
 
@@ -76,6 +77,42 @@ int run_program(const std::vector<std::string>& args) {
   for (auto& a : all) argv.push_back(a.data());
   argv.push_back(nullptr);
   return multi_gpu_program::run(static_cast<int>(all.size()), argv.data());
+}
+
+// The chapter's workload, counting what the runner asks of it.
+struct Calls {
+  int setup = 0, poison = 0, run = 0, check = 0, finish = 0;
+};
+class CountingWorkload final : public tut::Workload {
+ public:
+  CountingWorkload(std::unique_ptr<tut::Workload> inner, std::shared_ptr<Calls> calls)
+      : inner_(std::move(inner)), calls_(std::move(calls)) {}
+  std::size_t device_bytes(const tut::Options& o) const override { return inner_->device_bytes(o); }
+  std::size_t host_bytes(const tut::Options& o) const override { return inner_->host_bytes(o); }
+  void prepare(const tut::Options& o, bool r) override { inner_->prepare(o, r); }
+  void setup(const std::string& v) override { ++calls_->setup, inner_->setup(v); }
+  void poison(cudaStream_t s) override { ++calls_->poison, inner_->poison(s); }
+  void run(const std::string& v, cudaStream_t s) override { ++calls_->run, inner_->run(v, s); }
+  tut::CheckResult check(const std::string& v) override { return ++calls_->check, inner_->check(v); }
+  tut::Work work(const std::string& v) const override { return inner_->work(v); }
+  void finish(const std::string& v) override { ++calls_->finish, inner_->finish(v); }
+  std::size_t memcpy_bytes() const override { return inner_->memcpy_bytes(); }
+
+ private:
+  std::unique_ptr<tut::Workload> inner_;
+  std::shared_ptr<Calls> calls_;
+};
+
+// The chapter measured through the runner with `args`; `calls` counts the workload's calls.
+std::vector<tut::Result> measure_counting(const std::vector<std::string>& args, std::shared_ptr<Calls> calls) {
+  tut::ChapterSpec spec = multi_gpu_program::chapter_spec();
+  const auto make = spec.make_workload;
+  spec.make_workload = [make, calls] { return std::make_unique<CountingWorkload>(make(), calls); };
+  std::vector<const char*> argv = {"40-scan-multi-gpu"};
+  for (const auto& a : args) argv.push_back(a.c_str());
+  const tut::Options opt = tut::parse_options(static_cast<int>(argv.size()), argv.data(), spec.default_size,
+                                              spec.extra_options);
+  return tut::measure_chapter(spec, opt);
 }
 
 }  // namespace
@@ -274,6 +311,110 @@ TEST_CASE("40: with two GPUs or more, the NCCL path at P = 2 and at every visibl
   }
 }
 
+TEST_CASE("40: profile mode makes exactly one checked run and one timed run; a plain run checks once, then times") {
+  tut::require_supported_gpu();
+  const std::vector<std::string> one_gpu = {"--size", std::to_string(3 * kTile + 7), "--gpus", "1"};
+  const auto with = [&](std::vector<std::string> args) {
+    args.insert(args.end(), one_gpu.begin(), one_gpu.end());
+    return args;
+  };
+  {
+    auto calls = std::make_shared<Calls>();
+    const auto rows = measure_counting(with({"--profile", "--variant", "scan-multi-gpu"}), calls);
+    REQUIRE(rows.size() == 1);  // no cudaMemcpy row in profile mode
+    CHECK(rows[0].variant == "scan-multi-gpu");
+    CHECK(rows[0].check == "ok");
+    CHECK(rows[0].time.reps == 1);
+    CHECK(calls->setup == 1);
+    CHECK(calls->poison == 1);
+    CHECK(calls->check == 1);
+    CHECK(calls->run == 2);  // the checked run (also the warm-up) and the timed run
+    CHECK(calls->finish == 1);
+  }
+  {
+    auto calls = std::make_shared<Calls>();
+    const auto rows =
+        measure_counting(with({"--profile", "--no-check", "--warmup", "1", "--variant", "scan-multi-gpu"}), calls);
+    REQUIRE(rows.size() == 1);
+    CHECK(calls->check == 0);
+    CHECK(calls->poison == 0);
+    CHECK(calls->run == 2);  // without the checked run: the --warmup run, then the one timed run
+  }
+  {
+    auto calls = std::make_shared<Calls>();
+    const auto rows = measure_counting(with({"--reps", "3", "--warmup", "1"}), calls);
+    REQUIRE(rows.size() == 2);  // cudaMemcpy, then the one-GPU row (which is the --gpus row)
+    CHECK(rows[0].variant == "cudaMemcpy");
+    CHECK(rows[1].variant == "scan-multi-gpu");
+    CHECK(rows[1].check == "ok");
+    CHECK(rows[1].time.reps == 3);
+    CHECK(calls->run == 1 + 1 + 3);  // checked, warm-up, timed
+    CHECK(calls->poison == 1);
+  }
+}
+
+TEST_CASE("40: every GPU count is a row of the runner, with its n, its GPUs' shares and its check") {
+  tut::require_supported_gpu();
+  if (tut::testing::under_sanitizer()) {
+    MESSAGE("skipped under compute-sanitizer (NCCL for more than one GPU)");
+    return;
+  }
+  const int gpus = visible_gpus();
+  auto calls = std::make_shared<Calls>();
+  const std::size_t per_gpu = 2 * kTile + 3;
+  const auto rows = measure_counting({"--size", std::to_string(per_gpu), "--weak", "1", "--reps", "2", "--warmup", "1"},
+                                     calls);
+  std::vector<int> counts;
+  for (int g = 1; g < gpus; g *= 2) counts.push_back(g);
+  counts.push_back(gpus);
+  REQUIRE(rows.size() == counts.size() + 1);  // cudaMemcpy first
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    const tut::Result& r = rows[i + 1];
+    CAPTURE(r.variant);
+    CHECK(r.variant == multi_gpu_program::row_name(counts[i], gpus));
+    CHECK(r.n == per_gpu * counts[i]);  // --weak 1: n = size x GPUs
+    CHECK(r.check == "ok");
+    CHECK(r.ref_name == multi_gpu_program::row_name(1, gpus));
+  }
+  CHECK(calls->setup == static_cast<int>(counts.size()));
+  CHECK(calls->finish == static_cast<int>(counts.size()));
+}
+
+TEST_CASE("40: ScopedDevice gives the device back; a DeviceBuffer is freed on the device it was allocated on") {
+  tut::require_supported_gpu();
+  const int gpus = visible_gpus();
+  const int other = gpus > 1 ? 1 : 0;
+  TUT_CUDA_CHECK(cudaSetDevice(0));
+  {
+    tut::ScopedDevice on(other);
+    int current = -1;
+    TUT_CUDA_CHECK(cudaGetDevice(&current));
+    CHECK(current == other);
+  }
+  int current = -1;
+  TUT_CUDA_CHECK(cudaGetDevice(&current));
+  CHECK(current == 0);
+  void* raw = nullptr;
+  {
+    tut::DeviceBuffer<unsigned char> buffer;
+    {
+      tut::ScopedDevice on(other);
+      buffer = tut::DeviceBuffer<unsigned char>(std::size_t{1} << 20);
+    }
+    raw = buffer.data();
+    tut::DeviceBuffer<unsigned char> moved(std::move(buffer));  // moved with device 0 current: still `other`'s
+    cudaPointerAttributes before{};
+    TUT_CUDA_CHECK(cudaPointerGetAttributes(&before, raw));
+    CHECK(before.device == other);
+  }  // freed here with device 0 current
+  CHECK(cudaGetLastError() == cudaSuccess);  // the destructor's cudaFree did not fail
+  TUT_CUDA_CHECK(cudaGetDevice(&current));
+  CHECK(current == 0);  // and gave device 0 back
+  cudaPointerAttributes after{};
+  if (cudaPointerGetAttributes(&after, raw) == cudaSuccess) CHECK(after.type == cudaMemoryTypeUnregistered);
+  (void)cudaGetLastError();
+}
+
 TEST_CASE("40: the program runs and checks itself; bad input exits 2") {
   tut::require_supported_gpu();
   const int gpus = visible_gpus();
@@ -295,6 +436,8 @@ TEST_CASE("40: the program runs and checks itself; bad input exits 2") {
   CHECK(run_program({"--size", "2^62", "--weak", "1"}) == 2);        // no overflow of size x GPUs
   CHECK(run_program({"--size", "2^63"}) == 2);
   CHECK(run_program({"--variant", "no-such-variant"}) == 2);
+  CHECK(run_program(with({"--size", "1025", "--profile", "--variant", "scan-multi-gpu"})) == 0);
+  CHECK(run_program({"--list", "--format", "json"}) == 0);
   CHECK(run_program({"--gpus", "-1"}) == 2);
   CHECK(run_program({"--weak", "2"}) == 2);
 }
