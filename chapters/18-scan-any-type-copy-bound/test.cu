@@ -33,7 +33,8 @@ std::vector<std::uint64_t> boundary_sizes(std::uint64_t tile) {
 }  // namespace
 
 TEST_CASE("18: every variant, type and operator at adversarial and tile-boundary sizes") {
-  for (const auto& [type, op] : every_type_and_op()) {
+  for (const auto& type_op : every_type_and_op()) {
+    const long long type = type_op.first, op = type_op.second;
     CAPTURE(copy_bound::kTypeNames[type]);
     CAPTURE(copy_bound::kOpNames[op]);
     const std::vector<std::pair<std::string, long long>> extra = {{"type", type}, {"op", op}};
