@@ -1,0 +1,136 @@
+// GPU tests for chapter 18: every variant, for every value type and operator, against the CPU at adversarial sizes,
+// tile boundaries (both tile sizes of each type), multi-tile sizes and, for 32-bit types where memory allows,
+// 2^31 + 7; twice in a row on one workspace (the status words reset); floating-point sums also on integer-valued
+// inputs (exact) and run to run (deterministic bits).
+#define TUT_CHAPTER_NO_MAIN
+#include "main.cu"
+
+#include <string>
+#include <vector>
+
+#include "gpu_test.cuh"
+
+namespace {
+
+using tut::testing::check_all_variants;
+
+// --type / --op index pairs: every combination.
+std::vector<std::pair<long long, long long>> every_type_and_op() {
+  std::vector<std::pair<long long, long long>> all;
+  for (long long t = 0; t < 5; ++t)
+    for (long long op = 0; op < 2; ++op) all.push_back({t, op});
+  return all;
+}
+
+// Items per tile of the stage (60 KiB) and of the larger-tile variant (72 KiB), for a value of `bytes` bytes.
+std::uint64_t stage_tile(long long type) { return 60 * 1024 / copy_bound::value_bytes(type); }
+std::uint64_t large_tile(long long type) { return 72 * 1024 / copy_bound::value_bytes(type); }
+
+std::vector<std::uint64_t> boundary_sizes(std::uint64_t tile) {
+  return {tile - 1, tile, tile + 1, 2 * tile + 1, 32 * tile + 1, 33 * tile - 1, 65 * tile + 7};
+}
+
+}  // namespace
+
+TEST_CASE("18: every variant, type and operator at adversarial and tile-boundary sizes") {
+  for (const auto& type_op : every_type_and_op()) {
+    const long long type = type_op.first, op = type_op.second;
+    CAPTURE(copy_bound::kTypeNames[type]);
+    CAPTURE(copy_bound::kOpNames[op]);
+    const std::vector<std::pair<std::string, long long>> extra = {{"type", type}, {"op", op}};
+    std::vector<std::uint64_t> sizes = tut::testing::adversarial_sizes({(1u << 24) + 3});
+    for (std::uint64_t n : boundary_sizes(stage_tile(type))) sizes.push_back(n);
+    for (std::uint64_t n : boundary_sizes(large_tile(type))) sizes.push_back(n);
+    check_all_variants(chapter_spec(), sizes, extra);
+  }
+}
+
+TEST_CASE("18: the stage at 2^28 for every type and operator") {
+  for (const auto& [type, op] : every_type_and_op())
+    check_all_variants(tut::testing::only_variants(chapter_spec(), {"scan-copy-bound"}), {1u << 28},
+                       {{"type", type}, {"op", op}});
+}
+
+TEST_CASE("18: 32-bit types past 2^31 elements (64-bit indexing)") {
+  for (long long type : {0LL, 1LL, 3LL})
+    for (long long op : {0LL, 1LL})
+      check_all_variants(tut::testing::only_variants(chapter_spec(), {"scan-copy-bound", "copy-bound-bulk"}),
+                         {(1ull << 31) + 7}, {{"type", type}, {"op", op}});
+}
+
+// Twice in a row on the same workspace, without re-poisoning it, and twice back to back in the stream: the
+// status reset must make each run stand alone. Floating-point sums must also give the same bits each time
+// (the look-back folds tile aggregates in tile order, wherever it stops).
+template <class T, class Op>
+void check_repeated(const std::string& variant, std::uint64_t n, bool integer_valued) {
+  using S = scan_copy_bound::ScanType<T, Op>;
+  const std::vector<T> host = copy_bound::make_input<T>(n, tut::testing::test_seed() + n, integer_valued);
+  const auto reference = copy_bound::cpu_reference<T, Op>(host);
+  tut::DeviceBuffer<T> in(host), out(n);
+  tut::DeviceBuffer<unsigned char> workspace(copy_bound::workspace_bytes<T, Op>(n) + 1);
+  std::vector<T> first;
+  copy_bound::with_tuning<S, Op>(variant, [&](auto k) {
+    using K = decltype(k);
+    scan_copy_bound::setup_scan<K>();
+    tut::DeviceBuffer<std::uint64_t> stamps(scan_copy_bound::tile_count<K>(n) * scan_copy_bound::kStamps + 1);
+    const auto run = [&] {
+      scan_copy_bound::inclusive_scan_with<K>(reinterpret_cast<const S*>(in.data()), reinterpret_cast<S*>(out.data()),
+                                              n, workspace.data(), 0, stamps.data());
+    };
+    workspace.poison();
+    for (int step = 0; step < 3; ++step) {
+      out.poison();
+      run();
+      if (step == 2) run();  // back to back
+      TUT_CUDA_CHECK(cudaDeviceSynchronize());
+      const std::vector<T> got = out.download();
+      INFO(variant << " sizeof(T) " << sizeof(T) << " n = " << n << " step " << step);
+      tut::CheckResult r;
+      if (integer_valued && std::is_floating_point_v<T>) r = tut::compare_exact(copy_bound::make_exact_integer_scan<T>(host), got);
+      else r = copy_bound::check_output<T, Op>(reference, got);
+      CHECK_MESSAGE(r.ok, r.message());
+      if (step == 0) first = got;
+      else CHECK_MESSAGE(tut::compare_exact(first, got).ok, "a repeated run gave different bits");
+    }
+  });
+}
+
+TEST_CASE("18: repeated runs, every variant, type and operator; floating-point sums deterministic") {
+  const std::vector<std::uint64_t> sizes = {1, 33 * 15360 + 5, tut::testing::under_sanitizer() ? 4097u : (1u << 22) + 3};
+  for (const auto& v : copy_bound::kVariants)
+    for (std::uint64_t n : sizes) {
+      check_repeated<std::int32_t, scan_copy_bound::Sum>(v.name, n, false);
+      check_repeated<std::uint32_t, scan_copy_bound::Max>(v.name, n, false);
+      check_repeated<std::int64_t, scan_copy_bound::Sum>(v.name, n, false);
+      check_repeated<std::int64_t, scan_copy_bound::Max>(v.name, n, false);
+      check_repeated<float, scan_copy_bound::Sum>(v.name, n, false);
+      check_repeated<float, scan_copy_bound::Sum>(v.name, n, true);
+      check_repeated<double, scan_copy_bound::Sum>(v.name, n, false);
+      check_repeated<double, scan_copy_bound::Sum>(v.name, n, true);
+      check_repeated<double, scan_copy_bound::Max>(v.name, n, false);
+    }
+}
+
+TEST_CASE("18: the float check rejects NaN and a planted error") {
+  const std::vector<float> x = copy_bound::make_input<float>(5000, 7);
+  const auto ref = copy_bound::cpu_reference<float, scan_copy_bound::Sum>(x);
+  std::vector<float> good(x.size());
+  float s = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) good[i] = s += x[i];
+  CHECK(copy_bound::check_output<float, scan_copy_bound::Sum>(ref, good).ok);
+  auto nan = good;
+  nan[4000] = std::numeric_limits<float>::quiet_NaN();
+  CHECK_FALSE(copy_bound::check_output<float, scan_copy_bound::Sum>(ref, nan).ok);
+  auto off = good;
+  off[4000] += 0.5f;  // one element's worth of error
+  CHECK_FALSE(copy_bound::check_output<float, scan_copy_bound::Sum>(ref, off).ok);
+}
+
+TEST_CASE("18: bad --type and --op names are usage errors") {
+  char prog[] = "18", flag[] = "--type", bad[] = "int128";
+  char* argv[] = {prog, flag, bad};
+  CHECK_THROWS_AS(translate_names(3, argv), tut::UsageError);
+  char good[] = "double";
+  char* argv2[] = {prog, flag, good};
+  CHECK(translate_names(3, argv2)[2] == "4");
+}
