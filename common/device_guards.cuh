@@ -63,8 +63,13 @@ namespace guards {
 // guards on the current device, fills the guards, registers the buffer and returns the payload's address.
 // Throws DeviceOutOfMemory like cudaMalloc's check.
 void* allocate(std::size_t count, std::size_t element_bytes, const char* element_type);
-// Unregisters and frees (on the device it was allocated on, whichever is current). Never throws.
+// Unregisters and frees (on the device it was allocated on, whichever is current), reading its guards first
+// (take_damage_found_at_release). Never throws.
 void release(void* data) noexcept;
+// What release() found in the guards of buffers freed since the last call (a kernel wrote there after the
+// buffer's last check, or it was never checked), and forgets it. gpu_test_main.cu fails the test case whose
+// buffers these were.
+std::vector<std::string> take_damage_found_at_release();
 // A name for the buffer in messages ("input", "C", "workspace").
 void set_label(const void* data, const std::string& label);
 // Records the checksum of the payload now; every later check fails if it changed. upload() calls

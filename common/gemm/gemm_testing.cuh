@@ -14,6 +14,7 @@
 
 #include "cuda_check.cuh"
 #include "device.cuh"
+#include "device_guards.cuh"
 #include "gemm/gemm_workload.cuh"
 #include "gpu_test.cuh"
 
@@ -60,7 +61,8 @@ inline std::vector<Shape> large_shapes() { return {{512, 512, 512}, {2048, 2048,
 inline std::vector<Shape> misaligned_shapes() { return {{16, 256, 32}, {64, 512, 96}, {33, 65, 17}}; }
 
 // One problem, every variant (and cuBLAS itself against the CPU reference, which tests the row-major
-// mapping of the reference): reset C, run, CHECK against both references. stop_at_first: REQUIRE instead
+// mapping of the reference): reset C, run, CHECK against both references, and that no run wrote outside C or
+// changed A or B (device_guards.cuh). stop_at_first: REQUIRE instead
 // of CHECK, so that the first wrong shape ends the test case with one readable line (the exercises).
 inline void check_variants_at(const std::vector<GemmVariant>& variants, const std::vector<Shape>& shapes,
                               float alpha = kDefaultAlpha, float beta = kDefaultBeta, int offset_floats = 0,
@@ -79,6 +81,7 @@ inline void check_variants_at(const std::vector<GemmVariant>& variants, const st
     TUT_CUDA_CHECK(cudaDeviceSynchronize());
     {
       GemmProblem::Errors e = p.check(true);
+      e.check = with_buffer_checks(e.check);  // guards intact, A and B unchanged
       INFO("cublas at M = " << s.m << ", N = " << s.n << ", K = " << s.k << ", alpha = " << alpha << ", beta = " << beta);
       CHECK_MESSAGE(e.check.ok, e.check.message());
     }
@@ -89,6 +92,7 @@ inline void check_variants_at(const std::vector<GemmVariant>& variants, const st
       TUT_CHECK_LAUNCH();
       TUT_CUDA_CHECK(cudaDeviceSynchronize());
       GemmProblem::Errors e = p.check(false);
+      e.check = with_buffer_checks(e.check);  // guards intact, A and B unchanged
       INFO(v.name << " at M = " << s.m << ", N = " << s.n << ", K = " << s.k << ", alpha = " << alpha
                   << ", beta = " << beta << (offset_floats ? ", buffers offset by one float" : "")
                   << (p.has_cpu_reference() ? " (cuBLAS and CPU references)" : " (cuBLAS reference)"));

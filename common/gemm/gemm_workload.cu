@@ -78,6 +78,11 @@ GemmProblem::GemmProblem(int m, int n, int k, float alpha, float beta, std::uint
   host_c0_ = random_floats(mn, seed + 2);
   upload(c_initial_, host_c0_);
   c_ = DeviceBuffer<float>(mn + offset_);
+  // A and B are inputs no run may change (nor the pristine C); C is in/out (beta != 0), so only its guards count.
+  a_.label("A").watch();
+  b_.label("B").watch();
+  c_initial_.label("initial C").watch();
+  c_.label("C");
 }
 
 std::vector<float> GemmProblem::download_c() const {
