@@ -6,8 +6,7 @@
 //     [front guard: kGuardFrontBytes][payload: count * sizeof(T)][back guard: guard_back_bytes(payload)]
 // with data() pointing at the payload (so it stays 256-byte aligned, as cudaMalloc's pointers are). Both
 // guards are filled with kGuardByte when the buffer is made, and every live buffer is in one process-wide
-// registry. check_device_buffers() reads back every guard (a few hundred bytes per buffer, on the buffer's own
-// device) and recomputes the checksum of every watched input (one pass on the GPU, 8 bytes back), and says
+// registry. check_device_buffers() reads back every guard (about 68 KiB per buffer, on the buffer's own device) and recomputes the checksum of every watched input (one pass on the GPU, 8 bytes back), and says
 // which buffer was damaged and how. The runner's checked run and the test scaffolding call it after every
 // checked run (with_buffer_checks); timed runs never pay for it.
 #pragma once
@@ -24,12 +23,14 @@
 
 namespace tut {
 
-// Guard bytes before the payload: 256 keeps data() aligned as cudaMalloc's own pointers are.
-constexpr std::size_t kGuardFrontBytes = 256;
-// The back guard holds at least this many bytes, so that a one-element overrun of any element type (float4,
-// a 128-byte tile row...) lands in it, and it ends on a 256-byte boundary, so that vector accesses of the
-// payload (up to 256-byte aligned ones) stay inside the allocation.
-constexpr std::size_t kGuardMinBackBytes = 256;
+// Guard bytes before the payload: a multiple of 256 keeps data() aligned as cudaMalloc's own pointers are;
+// 4 KiB holds a row of 1024 floats written one row too early.
+constexpr std::size_t kGuardFrontBytes = 4096;
+// The back guard holds at least this many bytes and ends on a 256-byte boundary (so vector accesses of the
+// payload, up to 256-byte aligned ones, stay inside the allocation). 64 KiB holds a whole extra row of an SGEMM
+// C up to 16384 columns, or one extra FFT signal of up to 8192 points, so that the planted-bug tests, which
+// really write past the end, write only into the guard. Read back after each check: tens of microseconds.
+constexpr std::size_t kGuardMinBackBytes = std::size_t{64} << 10;
 // The guard pattern: not the poison byte (an output the kernel left unwritten must not look like a guard)
 // and not a byte a small integer, zero or a normal float is made of.
 constexpr unsigned char kGuardByte = 0xC7;

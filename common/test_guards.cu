@@ -23,8 +23,9 @@
 namespace {
 
 // The layout promised in device_guards.cuh, checked where it compiles.
-static_assert(tut::guard_back_bytes(0) == 256 && tut::guard_back_bytes(1) == 511 &&
-              tut::guard_back_bytes(256) == 256 && tut::guard_back_bytes(4 * 1025) == 252 + 256);
+static_assert(tut::guard_back_bytes(0) == tut::kGuardMinBackBytes &&
+              tut::guard_back_bytes(1) == tut::kGuardMinBackBytes + 255 &&
+              tut::guard_back_bytes(4 * 1025) == tut::kGuardMinBackBytes + 252);
 static_assert((4 * 1025 + tut::guard_back_bytes(4 * 1025)) % 256 == 0, "the allocation ends on 256 bytes");
 
 enum class Plant { kNone, kPastTheEnd, kBeforeTheStart, kIntoTheInput, kDropsTheTail };

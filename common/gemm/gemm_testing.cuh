@@ -111,6 +111,60 @@ inline void check_alpha_beta(const std::vector<GemmVariant>& variants, bool stop
     check_variants_at(variants, alpha_beta_shapes(), cases[i][0], cases[i][1], 0, stop_at_first);
 }
 
+// Planted bugs in the real kernels, launched as a wrong launcher would:
+//   m + 1 rows on an m x n C: the m rows are right, and C's guard must name the row written past its end (the
+//     shapes keep that row inside the 64 KiB guard; the extra row of A is read from A's guard);
+//   m - 1 rows: the last row keeps the initial C (beta != 0) and the check must fail there;
+//   beta = 0 (C filled with NaN) but the kernel told beta = 1e-30: it reads C, and the NaN must fail the check
+//     (the alpha/beta cases above show that every kernel told beta = 0 leaves no NaN).
+inline void check_planted_bugs(const std::vector<GemmVariant>& variants) {
+  require_supported_gpu();
+  const std::vector<Shape> shapes = {{1, 1, 1}, {33, 65, 17}, {127, 129, 63}, {128, 128, 64}, {64, 1024, 32}};
+  for (const Shape& s : shapes) {
+    for (const auto& v : variants) {
+      if (!v.known_defect.empty()) continue;
+      INFO(v.name << " at M = " << s.m << ", N = " << s.n << ", K = " << s.k);
+      const std::uint64_t seed = tut::testing::test_seed() + work_of(s);
+      {
+        GemmProblem p(s.m, s.n, s.k, kDefaultAlpha, kDefaultBeta, seed);
+        p.compute_references(false);
+        p.reset_c(0);
+        v.launch(s.m + 1, s.n, s.k, p.alpha(), p.a_device(), p.b_device(), p.beta(), p.c_device(), 0);
+        TUT_CHECK_LAUNCH();
+        TUT_CUDA_CHECK(cudaDeviceSynchronize());
+        const GemmProblem::Errors values = p.check(false);
+        CHECK_MESSAGE(values.check.ok, "the first M rows: " << values.check.message());
+        const CheckResult r = with_buffer_checks(values.check);
+        CHECK_FALSE(r.ok);
+        const std::string where = "past the end of the " + std::to_string(s.m * s.n) + "-element float buffer 'C'";
+        CHECK_MESSAGE(r.detail.find(where) != std::string::npos, "M + 1 rows: " << r.message());
+      }
+      {
+        GemmProblem p(s.m, s.n, s.k, kDefaultAlpha, kDefaultBeta, seed);
+        p.compute_references(false);
+        p.reset_c(0);
+        v.launch(s.m - 1, s.n, s.k, p.alpha(), p.a_device(), p.b_device(), p.beta(), p.c_device(), 0);
+        TUT_CHECK_LAUNCH();
+        TUT_CUDA_CHECK(cudaDeviceSynchronize());
+        const CheckResult r = with_buffer_checks(p.check(false).check);
+        CHECK_FALSE(r.ok);
+        CHECK_MESSAGE(r.detail.find("wrote") == std::string::npos, "M - 1 rows: " << r.message());
+      }
+      {
+        GemmProblem p(s.m, s.n, s.k, kDefaultAlpha, 0.0f, seed);
+        p.compute_references(false);
+        p.reset_c(0);  // beta = 0: C is all NaN
+        v.launch(s.m, s.n, s.k, p.alpha(), p.a_device(), p.b_device(), 1e-30f, p.c_device(), 0);
+        TUT_CHECK_LAUNCH();
+        TUT_CUDA_CHECK(cudaDeviceSynchronize());
+        const CheckResult r = with_buffer_checks(p.check(false).check);
+        CHECK_FALSE(r.ok);
+        CHECK_MESSAGE(r.detail.find("NaN") != std::string::npos, "C read with beta = 0: " << r.message());
+      }
+    }
+  }
+}
+
 // The tests of an exercise that writes a GEMM launcher: every case above, stopping at the first wrong one.
 inline void check_exercise(const std::vector<GemmVariant>& variants) {
   check_variants_at(variants, adversarial_shapes(), kDefaultAlpha, kDefaultBeta, 0, true);
@@ -146,4 +200,7 @@ inline void check_chapter_program(const ChapterSpec& spec) {
   }                                                                                                     \
   TEST_CASE("the chapter program's workload checks every variant at square sizes") {                    \
     tut::gemm::testing::check_chapter_program(SPEC);                                                    \
+  }                                                                                                     \
+  TEST_CASE("planted bugs: M + 1 rows hit C's guard, M - 1 rows leave the last, beta = 0 read as nonzero") { \
+    tut::gemm::testing::check_planted_bugs(VARIANTS);                                                   \
   }
