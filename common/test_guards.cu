@@ -119,43 +119,43 @@ TEST_CASE("the correct fixture passes at adversarial sizes, before and after eac
   }
 }
 
-TEST_CASE("one element past the end of the output is caught, named and re-armed") {
+namespace {
+
+// Runs the fixture's `variant` at each size: its output is right, yet the check must fail with `expected(n)` in
+// its message, once (the next check finds nothing: what it found was re-armed).
+template <class Expected>
+void check_caught(const std::string& variant, const std::vector<std::uint64_t>& sizes, Expected expected) {
   const tut::ChapterSpec spec = fixture_spec();
-  for (std::uint64_t n : kSizes) {
+  for (std::uint64_t n : sizes) {
     CAPTURE(n);
-    const tut::CheckResult r = tut::testing::run_variant(spec, "past-the-end", n);
+    const tut::CheckResult r = tut::testing::run_variant(spec, variant, n);
     CHECK_FALSE(r.ok);
-    CHECK(r.bad_count == 0);  // the output itself is right: only the guard shows the bug
-    CHECK_MESSAGE(contains(r.detail, "wrote 4 bytes past the end of the " + std::to_string(n) +
-                                         "-element int32 buffer 'output' (bytes 0 .. 3 after its end changed)"),
-                  r.detail);
-    CHECK(tut::check_device_buffers().empty());  // reported once, then re-armed
+    CHECK(r.bad_count == 0);  // only the guard or the input's checksum shows the bug
+    CHECK_MESSAGE(contains(r.detail, expected(n)), r.detail);
+    CHECK(tut::check_device_buffers().empty());
   }
+}
+
+}  // namespace
+
+TEST_CASE("one element past the end of the output is caught, named and re-armed") {
+  check_caught("past-the-end", kSizes, [](std::uint64_t n) {
+    return "wrote 4 bytes past the end of the " + std::to_string(n) +
+           "-element int32 buffer 'output' (bytes 0 .. 3 after its end changed)";
+  });
 }
 
 TEST_CASE("one element before the start of the output is caught and named") {
-  const tut::ChapterSpec spec = fixture_spec();
-  for (std::uint64_t n : kSizes) {
-    CAPTURE(n);
-    const tut::CheckResult r = tut::testing::run_variant(spec, "before-the-start", n);
-    CHECK_FALSE(r.ok);
-    CHECK_MESSAGE(contains(r.detail, "wrote 4 bytes before the start of the " + std::to_string(n) +
-                                         "-element int32 buffer 'output' (bytes 1 .. 4 before its start changed)"),
-                  r.detail);
-  }
+  check_caught("before-the-start", kSizes, [](std::uint64_t n) {
+    return "wrote 4 bytes before the start of the " + std::to_string(n) +
+           "-element int32 buffer 'output' (bytes 1 .. 4 before its start changed)";
+  });
 }
 
 TEST_CASE("a write into the input is caught by its checksum, though the output is right") {
-  const tut::ChapterSpec spec = fixture_spec();
-  for (std::uint64_t n : {1, 2, 33, 1025, 4097}) {
-    CAPTURE(n);
-    const tut::CheckResult r = tut::testing::run_variant(spec, "into-the-input", n);
-    CHECK_FALSE(r.ok);
-    CHECK(r.bad_count == 0);
-    CHECK_MESSAGE(contains(r.detail, "the input 'input' (a " + std::to_string(n) +
-                                         "-element int32 buffer) changed during the run"),
-                  r.detail);
-  }
+  check_caught("into-the-input", {1, 2, 33, 1025, 4097}, [](std::uint64_t n) {
+    return "the input 'input' (a " + std::to_string(n) + "-element int32 buffer) changed during the run";
+  });
 }
 
 TEST_CASE("a dropped tail is caught by the poison at the last element, with no guard message") {
