@@ -69,6 +69,7 @@ GemmProblem::GemmProblem(int m, int n, int k, float alpha, float beta, std::uint
                     mn = static_cast<std::size_t>(m) * n;
   auto upload = [&](DeviceBuffer<float>& buf, const std::vector<float>& host) {
     buf = DeviceBuffer<float>(host.size() + offset_);
+    if (offset_ > 0) buf.zero();  // the floats before the matrix too: watch() reads them (initcheck)
     if (!host.empty())
       TUT_CUDA_CHECK(cudaMemcpy(buf.data() + offset_, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
   };
