@@ -6,6 +6,7 @@
 
 #include "cuda_check.cuh"
 #include "device.cuh"
+#include "device_guards.cuh"
 #include "gpu_test.cuh"
 
 namespace tut::testing {
@@ -90,7 +91,7 @@ void check_all_variants(const ChapterSpec& spec, const std::vector<std::uint64_t
       w->poison(0);
       w->run(v.name, 0);
       TUT_CUDA_CHECK(cudaDeviceSynchronize());
-      CheckResult c = w->check(v.name);
+      CheckResult c = with_buffer_checks(w->check(v.name));
       INFO(spec.id << " variant '" << v.name << "' at n = " << n << " (" << format_size(n) << ")");
       CHECK_MESSAGE(c.ok, c.message());
     }
@@ -121,7 +122,7 @@ CheckResult run_variant(const ChapterSpec& spec, const std::string& variant, std
   w->poison(0);
   w->run(variant, 0);
   TUT_CUDA_CHECK(cudaDeviceSynchronize());
-  return w->check(variant);
+  return with_buffer_checks(w->check(variant));
 }
 
 int run_chapter_with(const ChapterSpec& spec, const std::vector<std::string>& args) {

@@ -56,7 +56,8 @@ MemoryLease claim_memory(const std::string& what, std::size_t device_bytes, std:
 // For each size (those above max_test_elements() are skipped with a message): prepares the
 // chapter's workload with seeded random input, and for every variant without a known defect (the vendor
 // reference only up to 2^24 elements),
-// poisons the outputs, runs it, and CHECKs the output against the CPU reference.
+// poisons the outputs, runs it, and CHECKs the output against the CPU reference and every buffer's guards and
+// watched inputs (with_buffer_checks, device_guards.cuh).
 void check_all_variants(const ChapterSpec& spec, const std::vector<std::uint64_t>& sizes,
                         const std::vector<std::pair<std::string, long long>>& extra = {});
 
@@ -64,7 +65,8 @@ void check_all_variants(const ChapterSpec& spec, const std::vector<std::uint64_t
 // with many variants of the same kernel, whose most expensive sizes run for one variant per kernel.
 ChapterSpec only_variants(const ChapterSpec& spec, const std::vector<std::string>& names);
 
-// Runs one variant at one size and returns the check (for tests of known defects).
+// Runs one variant at one size and returns the check, guards and watched inputs included (for tests of known
+// defects and planted bugs).
 CheckResult run_variant(const ChapterSpec& spec, const std::string& variant, std::uint64_t n,
                         const std::vector<std::pair<std::string, long long>>& extra = {});
 

@@ -4,6 +4,10 @@
 //
 // Meson runs GPU test executables in parallel: each first takes one of a few GPU slots (test_locks.hpp), and
 // a case that needs much memory takes the large-case lock too (claim_memory in gpu_test.cuh).
+//
+// Every DeviceBuffer has guards (device_guards.cuh). The scaffolding checks them after each run; a test that
+// compares outputs itself does not, so a listener fails the program when a buffer freed during a test case had
+// a damaged guard, naming the case and the buffer.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <cuda_runtime.h>
 #include "doctest.hpp"
@@ -11,7 +15,48 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <string>
+#include <vector>
+
+#include "device_guards.cuh"
 #include "test_locks.hpp"
+
+namespace {
+
+bool g_guard_damage = false;
+
+// Prints what release() found in buffers freed since the last call, as a doctest-style error (the exercise
+// tool shows the first "ERROR" line and the "MISMATCH" one), and remembers it for the exit status.
+void report_damage(const std::string& where) {
+  for (const std::string& d : tut::guards::take_damage_found_at_release()) {
+    std::printf("ERROR: a DeviceBuffer freed %s had a damaged guard: MISMATCH: %s\n", where.c_str(), d.c_str());
+    g_guard_damage = true;
+  }
+}
+
+// After each test case, what its freed buffers' guards showed.
+struct GuardListener : doctest::IReporter {
+  explicit GuardListener(const doctest::ContextOptions&) {}
+  void report_query(const doctest::QueryData&) override {}
+  void test_run_start() override {}
+  void test_run_end(const doctest::TestRunStats&) override {}
+  void test_case_start(const doctest::TestCaseData& tc) override { name_ = tc.m_name; }
+  void test_case_reenter(const doctest::TestCaseData&) override {}
+  void test_case_end(const doctest::CurrentTestCaseStats&) override { report_damage("in test case '" + name_ + "'"); }
+  void test_case_exception(const doctest::TestCaseException&) override {}
+  void subcase_start(const doctest::SubcaseSignature&) override {}
+  void subcase_end() override {}
+  void log_assert(const doctest::AssertData&) override {}
+  void log_message(const doctest::MessageData&) override {}
+  void test_case_skipped(const doctest::TestCaseData&) override {}
+
+ private:
+  std::string name_;
+};
+
+DOCTEST_REGISTER_LISTENER("guards", 1, GuardListener);
+
+}  // namespace
 
 int main(int argc, char** argv) {
   int count = 0;
@@ -36,5 +81,7 @@ int main(int argc, char** argv) {
   doctest::Context context;
   context.setOption("duration", true);  // each case's time in the log: what a slow suite spends it on
   context.applyCommandLine(argc, argv);
-  return context.run();
+  const int status = context.run();
+  report_damage("outside the test cases");
+  return status != 0 ? status : g_guard_damage ? 1 : 0;
 }

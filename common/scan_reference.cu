@@ -173,10 +173,13 @@ class ScanWorkload final : public Workload {
     // (device_random.cuh), so no 8 GiB upload at 2^31 elements.
     in_ = DeviceBuffer<std::int32_t>(n_);
     fill_random_integers_on_device(in_.data(), n_, opt.seed);
+    in_.label("input").watch();  // a scan must leave its input as it found it
     out_ = DeviceBuffer<std::int32_t>(n_);
+    out_.label("output");
     std::size_t ws = cub_workspace_bytes(n_);
     for (const auto& v : variants_) ws = std::max(ws, v.workspace_bytes(n_));
     workspace_ = DeviceBuffer<unsigned char>(ws);
+    workspace_.label("workspace");
     expected_dev_ = DeviceBuffer<std::int32_t>();
     expected_.clear();
     checkpoints_.clear();
@@ -192,6 +195,7 @@ class ScanWorkload final : public Workload {
       const std::size_t bytes = n_ * sizeof(std::int32_t);
       if (n_ >= kCompareOnDeviceFrom && static_cast<double>(bytes) < 0.8 * static_cast<double>(free_device_bytes())) {
         expected_dev_ = DeviceBuffer<std::int32_t>(expected_);
+        expected_dev_.label("expected output");
         expected_ = std::vector<std::int32_t>();  // the host copy is no longer needed
       }
     }

@@ -2,9 +2,11 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "gpu_test.cuh"
+#include "scan_reference.cuh"
 
 namespace tut::scan {
 
@@ -18,6 +20,42 @@ inline std::vector<std::uint64_t> scan_test_sizes() {
 // Past 2^31 elements: 32-bit indices overflow here. Skipped with a message where device memory is
 // too small (it needs about 17 GiB).
 inline std::vector<std::uint64_t> scan_test_sizes_64bit() { return {(1ull << 31) + 1025}; }
+
+// A copy of `v` that scans n + delta elements on buffers of n: a planted size bug in the real stage kernels.
+// delta = +1 writes one element past the end of the output (in the last partial tile, or in a tile of its own
+// where n is a multiple of the tile); delta = -1 leaves the last element unwritten. Its workspace is sized for
+// n + delta, so that the output alone shows the bug.
+inline ScanVariant launched_with_size_off_by(const ScanVariant& v, int delta) {
+  ScanVariant planted = v;
+  planted.name = v.name + (delta > 0 ? "-one-past-the-end" : "-one-short");
+  planted.known_defect.clear();
+  planted.workspace_bytes = [ws = v.workspace_bytes, delta](std::size_t n) { return ws(n + delta); };
+  planted.scan = [scan = v.scan, delta](const std::int32_t* in, std::int32_t* out, std::size_t n, void* workspace,
+                                        cudaStream_t stream) { scan(in, out, n + delta, workspace, stream); };
+  return planted;
+}
+
+// The planted size bugs of a scan stage, run as any variant is (run_variant: poison, run, check, guards): with
+// n + 1 the check must fail naming the output's guard, though the first n outputs are right; with n - 1 it must
+// fail at element n - 1 (the poison left there), with no guard damaged. sizes: n >= 1.
+inline void check_planted_size_bugs(const ScanVariant& v, const std::vector<std::uint64_t>& sizes) {
+  const ChapterSpec spec =
+      make_scan_chapter("planted-" + v.name, "planted size bugs",
+                        {launched_with_size_off_by(v, +1), launched_with_size_off_by(v, -1)});
+  for (std::uint64_t n : sizes) {
+    CAPTURE(n);
+    const CheckResult past = testing::run_variant(spec, v.name + "-one-past-the-end", n);
+    CHECK_FALSE(past.ok);
+    CHECK(past.bad_count == 0);
+    CHECK_MESSAGE(past.detail.find("past the end of the " + std::to_string(n) + "-element int32 buffer 'output'") !=
+                      std::string::npos,
+                  past.message());
+    const CheckResult short_by_one = testing::run_variant(spec, v.name + "-one-short", n);
+    CHECK_FALSE(short_by_one.ok);
+    CHECK(short_by_one.first_bad == n - 1);
+    CHECK_MESSAGE(short_by_one.detail.find("wrote") == std::string::npos, short_by_one.message());
+  }
+}
 
 }  // namespace tut::scan
 

@@ -1,9 +1,10 @@
 // GPU tests of the scan chapters' check itself: each planted defect in the output must fail both ways of
 // checking (the CPU's whole scan up to kFullReferenceUpTo, the scan's definition and checkpoints past it), at
 // the index where it was planted, and CUB's correct scan must pass both. The check by definition also catches a
-// scan that writes into its input.
+// scan that writes into its input, as does the input's checksum (device_guards.cuh).
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,40 +17,42 @@ namespace {
 
 namespace ts = tut::scan;
 
+// Where the defects are planted: the middle of the array, not a multiple of anything.
+std::size_t planted_at(std::size_t n) { return n / 2 + 7; }
+
+// The workspace of CUB's scan of n elements and of its second part (drop_the_carry scans it again in it).
+std::size_t workspace_bytes(std::size_t n) {
+  return std::max(ts::cub_workspace_bytes(n), ts::cub_workspace_bytes(n - std::min(n, planted_at(n))));
+}
+
+using Defect = void (*)(const std::int32_t* in, std::int32_t* out, std::size_t n, void* ws, cudaStream_t s);
+
 // CUB's scan (correct), then one defect applied to its result.
-ts::ScanVariant cub_then(const std::string& name,
-                         void (*defect)(const std::int32_t* in, std::int32_t* out, std::size_t n, cudaStream_t s)) {
-  return {name, "CUB, then " + name, ts::cub_workspace_bytes,
+ts::ScanVariant cub_then(const std::string& name, Defect defect) {
+  return {name, "CUB, then " + name, workspace_bytes,
           [defect](const std::int32_t* in, std::int32_t* out, std::size_t n, void* ws, cudaStream_t s) {
             ts::cub_inclusive_sum(in, out, n, ws, ts::cub_workspace_bytes(n), s);
-            if (defect) defect(in, out, n, s);
+            if (defect) defect(in, out, n, ws, s);
           },
           "", false};
 }
 
-// Where the defects are planted: the middle of the array, not a multiple of anything.
-std::size_t planted_at(std::size_t n) { return n / 2 + 7; }
-
-void flip_one_element(const std::int32_t*, std::int32_t* out, std::size_t n, cudaStream_t s) {
+void flip_one_element(const std::int32_t*, std::int32_t* out, std::size_t n, void*, cudaStream_t s) {
   TUT_CUDA_CHECK(cudaMemsetAsync(out + planted_at(n), 0x5A, sizeof(std::int32_t), s));
 }
 
 // The second half scanned on its own: the carry from the first half is missing (a look-back bug).
-void drop_the_carry(const std::int32_t* in, std::int32_t* out, std::size_t n, cudaStream_t s) {
+void drop_the_carry(const std::int32_t* in, std::int32_t* out, std::size_t n, void* ws, cudaStream_t s) {
   const std::size_t m = planted_at(n);
-  std::size_t bytes = ts::cub_workspace_bytes(n - m);
-  void* ws = nullptr;
-  TUT_CUDA_CHECK(cudaMallocAsync(&ws, bytes, s));
-  ts::cub_inclusive_sum(in + m, out + m, n - m, ws, bytes, s);
-  TUT_CUDA_CHECK(cudaFreeAsync(ws, s));
+  ts::cub_inclusive_sum(in + m, out + m, n - m, ws, ts::cub_workspace_bytes(n - m), s);
 }
 
-void overwrite_the_input(const std::int32_t* in, std::int32_t*, std::size_t n, cudaStream_t s) {
+void overwrite_the_input(const std::int32_t* in, std::int32_t*, std::size_t n, void*, cudaStream_t s) {
   TUT_CUDA_CHECK(cudaMemsetAsync(const_cast<std::int32_t*>(in) + planted_at(n), 0x33, sizeof(std::int32_t), s));
 }
 
 // The last element never written (it keeps the poison).
-void skip_the_last(const std::int32_t*, std::int32_t* out, std::size_t n, cudaStream_t s) {
+void skip_the_last(const std::int32_t*, std::int32_t* out, std::size_t n, void*, cudaStream_t s) {
   TUT_CUDA_CHECK(cudaMemsetAsync(out + n - 1, tut::kPoisonByte, sizeof(std::int32_t), s));
 }
 
@@ -105,4 +108,5 @@ TEST_CASE("the check by definition names an overwritten input") {
   CHECK_FALSE(r.ok);
   CHECK(r.first_bad == planted_at(n));
   CHECK(r.detail.find("input was overwritten") != std::string::npos);
+  CHECK(r.detail.find("the input 'input'") != std::string::npos);  // and the watched input's checksum
 }

@@ -49,6 +49,7 @@ class BandwidthWorkload final : public tut::Workload {
     n_ = opt.size;
     in_host_ = tut::random_floats(n_, opt.seed);
     in_ = tut::DeviceBuffer<float>(in_host_);
+    in_.label("input").watch();
     out_ = tut::DeviceBuffer<float>(n_);
   }
   void poison(cudaStream_t s) override { out_.poison(s); }

@@ -77,6 +77,7 @@ class BarrierWorkload final : public tut::Workload {
     for (const auto& v : variants_) residency_.push_back(residency(v, warps_));
     init_host_ = chain_start_values(2 * kBarrierChains, threads_, opt.seed);
     init_ = tut::DeviceBuffer<float>(init_host_);
+    init_.label("init").watch();
     out_ = tut::DeviceBuffer<float>(init_host_.size());
     expected_.clear();
   }

@@ -90,6 +90,7 @@ class ExchangeWorkload final : public tut::Workload {
     tight_ = tight_smem();
     in_host_ = tut::random_floats(n_, opt.seed);
     in_ = tut::DeviceBuffer<float>(in_host_);
+    in_.label("input").watch();
     out_ = tut::DeviceBuffer<float>(n_);
     expected_.clear();
     expected_dev_ = tut::DeviceBuffer<float>();

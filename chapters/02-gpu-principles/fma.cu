@@ -58,6 +58,7 @@ class FmaWorkload final : public tut::Workload {
     threads_ = thread_count(opt);
     init_host_ = chain_start_values(2 * kMaxChains, threads_, opt.seed);
     init_ = tut::DeviceBuffer<float>(init_host_);
+    init_.label("init").watch();
     out_ = tut::DeviceBuffer<float>(init_host_.size());
     expected_.clear();
   }

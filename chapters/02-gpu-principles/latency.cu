@@ -81,11 +81,13 @@ class LatencyWorkload final : public tut::Workload {
         for (std::size_t i = b; i < e; ++i) next[i] = chase_next(static_cast<std::uint32_t>(i), mask_);
       });
       next_ = tut::DeviceBuffer<std::uint32_t>(next);
+      next_.label("next").watch();
     }
     chase_out_ = tut::DeviceBuffer<std::uint32_t>(stride_);
 
     init_host_ = chain_start_values(2 * chains_, stride_, opt.seed);
     init_ = tut::DeviceBuffer<float>(init_host_);
+    init_.label("init").watch();
     fma_out_ = tut::DeviceBuffer<float>(init_host_.size());
     expected_fma_.clear();
   }

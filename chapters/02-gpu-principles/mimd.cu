@@ -62,6 +62,7 @@ class MimdWorkload final : public tut::Workload {
     threads_ = thread_count();
     init_host_ = chain_start_values(2 * kMimdChains, threads_, opt.seed);
     init_ = tut::DeviceBuffer<float>(init_host_);
+    init_.label("init").watch();
     out_ = tut::DeviceBuffer<float>(init_host_.size());
     article_.clear();
     mirrored_.clear();

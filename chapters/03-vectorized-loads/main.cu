@@ -51,6 +51,8 @@ class CopyWorkload final : public tut::Workload {
     dst_ = tut::DeviceBuffer<Element>(offset_ + n_ + kGuard);
     // The reference: a copy is the identity, so the check compares dst with this input, kept in src.
     src_.upload(tut::random_integers<Element>(src_.size(), opt.seed));
+    src_.label("src").watch();
+    dst_.label("dst");
     (void)with_reference;
     resident_ = vc::query_resident_blocks();
   }

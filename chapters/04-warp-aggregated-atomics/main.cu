@@ -99,6 +99,7 @@ class FilterWorkload final : public tut::Workload {
     n_ = opt.size;
     const std::vector<Element> host = make_input(n_, opt.seed, opt.extra.at("selectivity"));
     src_ = tut::DeviceBuffer<Element>(host);
+    src_.label("src").watch();
     dst_ = tut::DeviceBuffer<Element>(n_);
     count_ = tut::DeviceBuffer<int>(1);
     cub_temp_ = tut::DeviceBuffer<unsigned char>(cub_temp_bytes(n_));

@@ -35,6 +35,9 @@ inline void check_repeated_runs(const tut::scan::ScanVariant& variant, std::uint
   tut::DeviceBuffer<std::int32_t> in(host);
   tut::DeviceBuffer<std::int32_t> out(offset + n + kGuard);
   tut::DeviceBuffer<unsigned char> workspace(variant.workspace_bytes(n) + 1);  // + 1: never a null buffer
+  in.label("input").watch();
+  out.label("output");
+  workspace.label("workspace");
   const auto run = [&] { variant.scan(in.data() + offset, out.data() + offset, n, workspace.data(), 0); };
 
   std::int32_t poison_value;
@@ -51,6 +54,8 @@ inline void check_repeated_runs(const tut::scan::ScanVariant& variant, std::uint
     for (std::size_t i = 0; i < offset; ++i) guards_intact &= all[i] == poison_value;
     for (std::size_t i = offset + n; i < all.size(); ++i) guards_intact &= all[i] == poison_value;
     CHECK_MESSAGE(guards_intact, "the scan wrote outside its output range");
+    const tut::CheckResult buffers = tut::with_buffer_checks(tut::CheckResult{});  // workspace guards, input
+    CHECK_MESSAGE(buffers.ok, buffers.message());
   };
 
   workspace.poison();

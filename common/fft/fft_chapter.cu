@@ -133,8 +133,11 @@ class FftWorkload final : public Workload {
     batch_ = static_cast<long long>(size_ >> log2n_);
     host_in_ = random_signals(size_, opt.seed);
     in_ = DeviceBuffer<float2>(host_in_);
+    in_.label("input").watch();  // the transforms are out-of-place: the input must stay as it was
     out_ = DeviceBuffer<float2>(size_);
+    out_.label("output");
     workspace_ = DeviceBuffer<unsigned char>(workspace_size(log2n_, batch_));
+    workspace_.label("workspace");
     plan_ = CufftPlan(log2n_, batch_);
     *log_ = CheckLog{};
     log_->log2n = log2n_;

@@ -6,6 +6,7 @@
 #include "cuda_check.cuh"
 #include "device.cuh"
 #include "device_buffer.cuh"
+#include "device_guards.cuh"
 #include "fft_reference.hpp"
 #include "fft_testing.cuh"
 
@@ -17,19 +18,21 @@ constexpr std::size_t kMaxElementsSanitized = std::size_t{1} << 16;
 constexpr double kPi = 3.14159265358979323846;
 
 // Runs `v` on `input` (batch signals of 2^log2n) with poisoned output and workspace; returns the output and
-// REQUIREs that the input was left as it was.
+// REQUIREs that the input was left as it was and that no buffer's guard was written (device_guards.cuh).
 std::vector<float2> run_poisoned(const FftVariant& v, int log2n, long long batch, const std::vector<float2>& input) {
   DeviceBuffer<float2> in(input), out(input.size());
   DeviceBuffer<unsigned char> ws(workspace_of(v, log2n, batch));
+  in.label("input").watch();  // the transform is out-of-place
+  out.label("output");
+  ws.label("workspace");
   out.poison();
   ws.poison();
   set_up(v);  // what the workload's setup() does before any run
   v.launch(in.data(), out.data(), log2n, batch, ws.data(), 0);
   TUT_CHECK_LAUNCH();
   TUT_CUDA_CHECK(cudaDeviceSynchronize());
-  std::vector<float2> after = in.download();
-  REQUIRE_MESSAGE(std::memcmp(after.data(), input.data(), input.size() * sizeof(float2)) == 0,
-                v.name << " wrote to its input (the transform is out-of-place)");
+  const CheckResult buffers = with_buffer_checks(CheckResult{});
+  REQUIRE_MESSAGE(buffers.ok, v.name << " at N = 2^" << log2n << ", batch " << batch << ": " << buffers.message());
   return out.download();
 }
 
@@ -195,6 +198,51 @@ void check_variants_known(const std::vector<FftVariant>& variants) {
   require_supported_gpu();
   for (const auto& v : variants)
     for (int log2n : test_log2_lengths(v)) check_known_transforms(v, log2n);
+}
+
+void check_planted_batch_bugs(const std::vector<FftVariant>& variants) {
+  require_supported_gpu();
+  // Lengths whose one extra signal fits in the output's 64 KiB back guard (8192 float2), so the planted overrun
+  // writes only there.
+  constexpr int kMaxLog2nPlanted = 13;
+  static_assert((std::size_t{8} << kMaxLog2nPlanted) <= kGuardMinBackBytes, "one extra signal inside the guard");
+  const std::vector<long long> batches = tut::testing::under_sanitizer() ? std::vector<long long>{1, 3}
+                                                                         : std::vector<long long>{1, 3, 133};
+  for (const auto& v : variants) {
+    if (!v.known_defect.empty()) continue;
+    for (int log2n : test_log2_lengths(v)) {
+      if (log2n > kMaxLog2nPlanted) break;
+      const std::size_t n = std::size_t{1} << log2n;
+      for (long long batch : batches) {
+        INFO(v.name << ", N = 2^" << log2n << ", batch " << batch);
+        const std::size_t size = n * static_cast<std::size_t>(batch);
+        DeviceBuffer<float2> in(random_signals(size, tut::testing::test_seed() + size)), out(size);
+        DeviceBuffer<unsigned char> ws(workspace_of(v, log2n, batch + 1));  // the workspace is not the point here
+        in.label("input").watch();
+        out.label("output");
+        ws.label("workspace");
+        // batch + 1: the output's guard must name the signal written past its end.
+        out.poison();
+        v.launch(in.data(), out.data(), log2n, batch + 1, ws.data(), 0);
+        TUT_CHECK_LAUNCH();
+        TUT_CUDA_CHECK(cudaDeviceSynchronize());
+        const CheckResult past = with_buffer_checks(CheckResult{});
+        CHECK_FALSE(past.ok);
+        CHECK_MESSAGE(past.detail.find("past the end of the " + std::to_string(size) + "-element float2 buffer 'output'") !=
+                          std::string::npos,
+                      "batch + 1: " << past.message());
+        if (batch == 1) continue;  // batch - 1 = 0 signals: nothing to leave unwritten
+        // batch - 1: the last signal keeps the poison; no guard is touched.
+        out.poison();
+        v.launch(in.data(), out.data(), log2n, batch - 1, ws.data(), 0);
+        TUT_CHECK_LAUNCH();
+        TUT_CUDA_CHECK(cudaDeviceSynchronize());
+        const CheckResult short_by_one = with_buffer_checks(CheckResult{});
+        CHECK_MESSAGE(short_by_one.ok, "batch - 1: " << short_by_one.message());
+        CHECK(first_poisoned(out.download()) == (static_cast<std::size_t>(batch) - 1) * n);
+      }
+    }
+  }
 }
 
 void check_command_line(const ChapterSpec& spec) {

@@ -10,7 +10,8 @@
 //   - known transforms with exact answers: an impulse, a single tone, a constant (signals of one batch differ,
 //     so a mix-up between signals shows);
 //   - the chapter program's command line: a bad --length exits 2; --variant all at N = 256 runs and passes
-//     its checks (not under a sanitizer, since the program also runs cuFFT).
+//     its checks (not under a sanitizer, since the program also runs cuFFT);
+//   - planted size bugs: batch + 1 and batch - 1 signals on buffers of batch (check_planted_batch_bugs).
 // Under a compute-sanitizer setup (TUT_SANITIZER set) lengths stop at 2^13, batches at 133 signals and 2^16
 // elements, and cuFFT is not run (the tolerance is the floor alone), so that the tools check our kernels only.
 #pragma once
@@ -39,6 +40,11 @@ void check_known_transforms(const FftVariant& v, int log2n);
 void check_variants(const std::vector<FftVariant>& variants);
 void check_variants_known(const std::vector<FftVariant>& variants);
 
+// Planted size bugs in the real kernels: each variant launched with batch + 1 on buffers of batch signals (the
+// output's guard must name the signal written past its end) and with batch - 1 (the last signal keeps the
+// poison), at lengths up to 2^13 (one signal fits in the 64 KiB guard) and batches 1, 3, 133.
+void check_planted_batch_bugs(const std::vector<FftVariant>& variants);
+
 // The chapter program rejects bad --length values with exit status 2.
 void check_command_line(const ChapterSpec& spec);
 
@@ -51,4 +57,7 @@ void check_command_line(const ChapterSpec& spec);
   TEST_CASE("every variant gets the known transforms: impulse, single tone, constant") {                     \
     tut::fft::testing::check_variants_known(VARIANTS);                                                       \
   }                                                                                                           \
-  TEST_CASE("the chapter program refuses bad lengths with exit 2") { tut::fft::testing::check_command_line(SPEC); }
+  TEST_CASE("the chapter program refuses bad lengths with exit 2") { tut::fft::testing::check_command_line(SPEC); } \
+  TEST_CASE("planted bugs: batch + 1 signals hit the output's guard, batch - 1 leave the last unwritten") {     \
+    tut::fft::testing::check_planted_batch_bugs(VARIANTS);                                                    \
+  }

@@ -14,6 +14,7 @@
 
 #include "cuda_check.cuh"
 #include "device.cuh"
+#include "device_guards.cuh"
 #include "gemm/gemm_workload.cuh"
 #include "gpu_test.cuh"
 
@@ -60,7 +61,8 @@ inline std::vector<Shape> large_shapes() { return {{512, 512, 512}, {2048, 2048,
 inline std::vector<Shape> misaligned_shapes() { return {{16, 256, 32}, {64, 512, 96}, {33, 65, 17}}; }
 
 // One problem, every variant (and cuBLAS itself against the CPU reference, which tests the row-major
-// mapping of the reference): reset C, run, CHECK against both references. stop_at_first: REQUIRE instead
+// mapping of the reference): reset C, run, CHECK against both references, and that no run wrote outside C or
+// changed A or B (device_guards.cuh). stop_at_first: REQUIRE instead
 // of CHECK, so that the first wrong shape ends the test case with one readable line (the exercises).
 inline void check_variants_at(const std::vector<GemmVariant>& variants, const std::vector<Shape>& shapes,
                               float alpha = kDefaultAlpha, float beta = kDefaultBeta, int offset_floats = 0,
@@ -79,6 +81,7 @@ inline void check_variants_at(const std::vector<GemmVariant>& variants, const st
     TUT_CUDA_CHECK(cudaDeviceSynchronize());
     {
       GemmProblem::Errors e = p.check(true);
+      e.check = with_buffer_checks(e.check);  // guards intact, A and B unchanged
       INFO("cublas at M = " << s.m << ", N = " << s.n << ", K = " << s.k << ", alpha = " << alpha << ", beta = " << beta);
       CHECK_MESSAGE(e.check.ok, e.check.message());
     }
@@ -90,6 +93,7 @@ inline void check_variants_at(const std::vector<GemmVariant>& variants, const st
       TUT_CHECK_LAUNCH();
       TUT_CUDA_CHECK(cudaDeviceSynchronize());
       GemmProblem::Errors e = p.check(false);
+      e.check = with_buffer_checks(e.check);  // guards intact, A and B unchanged
       INFO(v.name << " at M = " << s.m << ", N = " << s.n << ", K = " << s.k << ", alpha = " << alpha
                   << ", beta = " << beta << (offset_floats ? ", buffers offset by one float" : "")
                   << (p.has_cpu_reference() ? " (cuBLAS and CPU references)" : " (cuBLAS reference)"));
@@ -106,6 +110,60 @@ inline void check_alpha_beta(const std::vector<GemmVariant>& variants, bool stop
   const int count = tut::testing::under_sanitizer() ? 2 : 5;
   for (int i = 0; i < count; ++i)
     check_variants_at(variants, alpha_beta_shapes(), cases[i][0], cases[i][1], 0, stop_at_first);
+}
+
+// Planted bugs in the real kernels, launched as a wrong launcher would:
+//   m + 1 rows on an m x n C: the m rows are right, and C's guard must name the row written past its end (the
+//     shapes keep that row inside the 64 KiB guard; the extra row of A is read from A's guard);
+//   m - 1 rows: the last row keeps the initial C (beta != 0) and the check must fail there;
+//   beta = 0 (C filled with NaN) but the kernel told beta = 1e-30: it reads C, and the NaN must fail the check
+//     (the alpha/beta cases above show that every kernel told beta = 0 leaves no NaN).
+inline void check_planted_bugs(const std::vector<GemmVariant>& variants) {
+  require_supported_gpu();
+  const std::vector<Shape> shapes = {{1, 1, 1}, {33, 65, 17}, {127, 129, 63}, {128, 128, 64}, {64, 1024, 32}};
+  for (const Shape& s : shapes) {
+    for (const auto& v : variants) {
+      if (!v.known_defect.empty()) continue;
+      INFO(v.name << " at M = " << s.m << ", N = " << s.n << ", K = " << s.k);
+      const std::uint64_t seed = tut::testing::test_seed() + work_of(s);
+      {
+        GemmProblem p(s.m, s.n, s.k, kDefaultAlpha, kDefaultBeta, seed);
+        p.compute_references(false);
+        p.reset_c(0);
+        v.launch(s.m + 1, s.n, s.k, p.alpha(), p.a_device(), p.b_device(), p.beta(), p.c_device(), 0);
+        TUT_CHECK_LAUNCH();
+        TUT_CUDA_CHECK(cudaDeviceSynchronize());
+        const GemmProblem::Errors values = p.check(false);
+        CHECK_MESSAGE(values.check.ok, "the first M rows: " << values.check.message());
+        const CheckResult r = with_buffer_checks(values.check);
+        CHECK_FALSE(r.ok);
+        const std::string where = "past the end of the " + std::to_string(s.m * s.n) + "-element float buffer 'C'";
+        CHECK_MESSAGE(r.detail.find(where) != std::string::npos, "M + 1 rows: " << r.message());
+      }
+      {
+        GemmProblem p(s.m, s.n, s.k, kDefaultAlpha, kDefaultBeta, seed);
+        p.compute_references(false);
+        p.reset_c(0);
+        v.launch(s.m - 1, s.n, s.k, p.alpha(), p.a_device(), p.b_device(), p.beta(), p.c_device(), 0);
+        TUT_CHECK_LAUNCH();
+        TUT_CUDA_CHECK(cudaDeviceSynchronize());
+        const CheckResult r = with_buffer_checks(p.check(false).check);
+        CHECK_FALSE(r.ok);
+        CHECK_MESSAGE(r.detail.find("wrote") == std::string::npos, "M - 1 rows: " << r.message());
+      }
+      {
+        GemmProblem p(s.m, s.n, s.k, kDefaultAlpha, 0.0f, seed);
+        p.compute_references(false);
+        p.reset_c(0);  // beta = 0: C is all NaN
+        v.launch(s.m, s.n, s.k, p.alpha(), p.a_device(), p.b_device(), 1e-30f, p.c_device(), 0);
+        TUT_CHECK_LAUNCH();
+        TUT_CUDA_CHECK(cudaDeviceSynchronize());
+        const CheckResult r = with_buffer_checks(p.check(false).check);
+        CHECK_FALSE(r.ok);
+        CHECK_MESSAGE(r.detail.find("NaN") != std::string::npos, "C read with beta = 0: " << r.message());
+      }
+    }
+  }
 }
 
 // The tests of an exercise that writes a GEMM launcher: every case above, stopping at the first wrong one.
@@ -143,4 +201,7 @@ inline void check_chapter_program(const ChapterSpec& spec) {
   }                                                                                                     \
   TEST_CASE("the chapter program's workload checks every variant at square sizes") {                    \
     tut::gemm::testing::check_chapter_program(SPEC);                                                    \
+  }                                                                                                     \
+  TEST_CASE("planted bugs: M + 1 rows hit C's guard, M - 1 rows leave the last, beta = 0 read as nonzero") { \
+    tut::gemm::testing::check_planted_bugs(VARIANTS);                                                   \
   }

@@ -69,6 +69,7 @@ GemmProblem::GemmProblem(int m, int n, int k, float alpha, float beta, std::uint
                     mn = static_cast<std::size_t>(m) * n;
   auto upload = [&](DeviceBuffer<float>& buf, const std::vector<float>& host) {
     buf = DeviceBuffer<float>(host.size() + offset_);
+    if (offset_ > 0) buf.zero();  // the floats before the matrix too: watch() reads them (initcheck)
     if (!host.empty())
       TUT_CUDA_CHECK(cudaMemcpy(buf.data() + offset_, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
   };
@@ -78,6 +79,11 @@ GemmProblem::GemmProblem(int m, int n, int k, float alpha, float beta, std::uint
   host_c0_ = random_floats(mn, seed + 2);
   upload(c_initial_, host_c0_);
   c_ = DeviceBuffer<float>(mn + offset_);
+  // A and B are inputs no run may change (nor the pristine C); C is in/out (beta != 0), so only its guards count.
+  a_.label("A").watch();
+  b_.label("B").watch();
+  c_initial_.label("initial C").watch();
+  c_.label("C");
 }
 
 std::vector<float> GemmProblem::download_c() const {

@@ -105,8 +105,15 @@ inline std::uint64_t seed_for(std::uint64_t n, std::uint64_t salt = 0) {
   return test_seed() + n * 0x9E3779B97F4A7C15ull + salt;
 }
 
-// Blocks until the GPU is done and turns an asynchronous kernel fault into a test failure that names it.
-inline void sync_checked() { TUT_CUDA_CHECK(cudaDeviceSynchronize()); }
+// Blocks until the GPU is done and turns an asynchronous kernel fault into a test failure that names it; then
+// REQUIREs every DeviceBuffer's guards intact and every watched input unchanged (device_guards.cuh), so a
+// kernel that writes past the end of its output, before its start or into its input fails here, with a
+// "MISMATCH: wrote 4 bytes past the end of the 1025-element int32 buffer 'output' ..." line.
+inline void sync_checked() {
+  TUT_CUDA_CHECK(cudaDeviceSynchronize());
+  const tut::CheckResult buffers = tut::with_buffer_checks(tut::CheckResult{});
+  REQUIRE_MESSAGE(buffers.ok, buffers.message());
+}
 
 // The per-case header every failure prints: which size and which case, then the mismatch.
 inline std::string where(std::uint64_t n, const std::string& what = "") {
@@ -136,6 +143,9 @@ inline void check_inclusive_scan(std::uint64_t n, std::size_t workspace_bytes, c
     checkpoints = tut::scan::scan_checkpoints(n, seed_for(n));
   }
   tut::DeviceBuffer<unsigned char> workspace(workspace_bytes);
+  d_in.label("input").watch();
+  d_out.label("output");
+  workspace.label("workspace");
   for (int rep = 0; rep < repeats; ++rep) {
     d_out.poison();
     workspace.poison();  // a scan must not rely on its scratch being zero
@@ -225,6 +235,8 @@ void check_warp_and_block_scan() {
   for (std::uint64_t n : sizes_that_fit(adversarial_sizes({(1u << 22) + 5}), 2 * sizeof(std::int32_t))) {
     const std::vector<std::int32_t> in = tut::random_integers<std::int32_t>(n, seed_for(n));
     tut::DeviceBuffer<std::int32_t> d_in(in), d_out(n);
+    d_in.label("input").watch();
+    d_out.label("output");
     d_out.poison();
     run_tiles<Warp>(d_in.data(), d_out.data(), static_cast<std::int64_t>(n), 256, 1 << 16, 0);
     sync_checked();
@@ -279,6 +291,10 @@ inline void check_three_outputs(ThreeOutputKernel kernel, int block, const std::
                                 const std::array<ExpectedOutput, 3>& expected) {
   const std::uint64_t n = in.size();
   tut::DeviceBuffer<std::int32_t> d_in(in), out0(n), out1(n), out2(n);
+  d_in.label("input").watch();
+  out0.label(expected[0].what);
+  out1.label(expected[1].what);
+  out2.label(expected[2].what);
   out0.poison();
   out1.poison();
   out2.poison();
