@@ -58,7 +58,7 @@ struct ScanVariant {
   bool on_demand = false;    // run only when named (--variant NAME or all); see VariantSpec
   // One-time set-up on the current device (the stage's setup_...(): idempotent, cheap on repeat), which the
   // workload's setup() calls before any run; empty for a scan that needs none.
-  std::function<void()> setup;
+  std::function<void()> setup = nullptr;
 };
 
 // The chapter description for a scan stage: the given variants plus CUB ("cub", the ratio
