@@ -201,6 +201,11 @@ class ScanWorkload final : public Workload {
     }
   }
 
+  void setup(const std::string& variant) override {
+    for (const auto& v : variants_)
+      if (v.name == variant && v.setup) v.setup();
+  }
+
   void poison(cudaStream_t stream) override {
     out_.poison(stream);
     workspace_.poison(stream);  // a scan must not depend on its scratch being zero

@@ -45,8 +45,8 @@ CheckResult check_scan_by_definition(const std::int32_t* d_in, const std::int32_
                                      std::uint64_t seed,
                                      const std::vector<std::pair<std::size_t, std::int32_t>>& checkpoints);
 
-// One scan implementation: how much scratch it needs for n elements, and how to run it.
-// The scan enqueues its kernels on `stream` and must not allocate or synchronise.
+// One scan implementation: how much scratch it needs for n elements, its one-time set-up, and how to run it.
+// The scan enqueues its kernels on `stream` and must not allocate, synchronise or set up.
 struct ScanVariant {
   std::string name;
   std::string description;
@@ -56,6 +56,9 @@ struct ScanVariant {
       scan;
   std::string known_defect;  // for 'article' variants that reproduce a documented defect
   bool on_demand = false;    // run only when named (--variant NAME or all); see VariantSpec
+  // One-time set-up on the current device (the stage's setup_...(): idempotent, cheap on repeat), which the
+  // workload's setup() calls before any run; empty for a scan that needs none.
+  std::function<void()> setup = nullptr;
 };
 
 // The chapter description for a scan stage: the given variants plus CUB ("cub", the ratio

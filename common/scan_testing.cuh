@@ -2,9 +2,13 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "device.cuh"
+#include "device_buffer.cuh"
 #include "gpu_test.cuh"
 #include "scan_reference.cuh"
 
@@ -55,6 +59,41 @@ inline void check_planted_size_bugs(const ScanVariant& v, const std::vector<std:
     CHECK(short_by_one.first_bad == n - 1);
     CHECK_MESSAGE(short_by_one.detail.find("wrote") == std::string::npos, short_by_one.message());
   }
+}
+
+// The set-up contract of a scan with one-time set-up (docs/harness.md), on the current device: before
+// variant.setup has run there, variant.scan throws std::logic_error("<stage>: <setup_function>() was not called
+// on device N") and writes nothing; after set-up (twice: it must be idempotent) the scan is correct at n. Give
+// it a variant whose set-up nothing else in the process has run (a tuning of its own).
+inline void check_setup_required(const ScanVariant& variant, const std::string& stage,
+                                 const std::string& setup_function, std::uint64_t n) {
+  require_supported_gpu();
+  REQUIRE_MESSAGE(variant.setup, variant.name << " has no setup");
+  int device = 0;
+  TUT_CUDA_CHECK(cudaGetDevice(&device));
+  const std::string message = stage + ": " + setup_function + "() was not called on device " + std::to_string(device);
+  const std::vector<std::int32_t> host = random_integers<std::int32_t>(n, testing::test_seed() + n);
+  std::vector<std::int32_t> expected(n);
+  cpu_inclusive_scan(host.data(), expected.data(), n);
+  DeviceBuffer<std::int32_t> in(host);
+  DeviceBuffer<std::int32_t> out(n);
+  DeviceBuffer<unsigned char> workspace(variant.workspace_bytes(n) + 1);  // + 1: never a null buffer
+  out.poison();
+  workspace.poison();
+  INFO(variant.name << " at n = " << n << " on device " << device);
+  CHECK_THROWS_WITH_AS(variant.scan(in.data(), out.data(), n, workspace.data(), 0), message.c_str(), std::logic_error);
+  TUT_CUDA_CHECK(cudaDeviceSynchronize());
+  std::int32_t poison_value;
+  std::memset(&poison_value, kPoisonByte, sizeof poison_value);
+  bool untouched = true;
+  for (std::int32_t x : out.download()) untouched &= x == poison_value;
+  CHECK_MESSAGE(untouched, "the scan wrote its output although it threw");
+  variant.setup();
+  variant.setup();
+  variant.scan(in.data(), out.data(), n, workspace.data(), 0);
+  TUT_CUDA_CHECK(cudaDeviceSynchronize());
+  const CheckResult result = compare_exact(expected, out.download());
+  CHECK_MESSAGE(result.ok, result.message());
 }
 
 }  // namespace tut::scan

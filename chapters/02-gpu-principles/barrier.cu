@@ -5,6 +5,7 @@
 // and confirmed with the occupancy calculator.
 #include <algorithm>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -54,7 +55,10 @@ int warps_per_sm(const tut::Options& opt) {
   return static_cast<int>(w);
 }
 
-// The launch of a variant: its blocks share the SM's warps evenly.
+// One-time set-up of a variant on the current device: its kernel may ask for all the shared memory.
+void setup_variant(const Variant& v) { setup_shared_memory(kernel_for(v.steps_per_barrier)); }
+
+// The launch of a variant: its blocks share the SM's warps evenly (after setup_variant(v)).
 Residency residency(const Variant& v, int warps) {
   return plan_residency(kernel_for(v.steps_per_barrier), warps * kWarpSize / v.blocks_per_sm, v.blocks_per_sm);
 }
@@ -73,14 +77,21 @@ class BarrierWorkload final : public tut::Workload {
     warps_ = warps_per_sm(opt);
     sms_ = sm_count();
     threads_ = sms_ * warps_ * kWarpSize;
-    residency_.clear();
-    for (const auto& v : variants_) residency_.push_back(residency(v, warps_));
+    residency_.assign(variants_.size(), Residency{});  // each variant's, from setup()
     init_host_ = chain_start_values(2 * kBarrierChains, threads_, opt.seed);
     init_ = tut::DeviceBuffer<float>(init_host_);
     init_.label("init").watch();
     out_ = tut::DeviceBuffer<float>(init_host_.size());
     expected_.clear();
   }
+  void setup(const std::string& name) override {
+    for (std::size_t i = 0; i < variants_.size(); ++i) {
+      if (variants_[i].name != name) continue;
+      setup_variant(variants_[i]);
+      residency_[i] = residency(variants_[i], warps_);
+    }
+  }
+
   void poison(cudaStream_t s) override { out_.poison(s); }
 
   void run(const std::string& name, cudaStream_t s) override {
@@ -88,6 +99,7 @@ class BarrierWorkload final : public tut::Workload {
     for (std::size_t i = 0; i < variants_.size(); ++i) {
       if (variants_[i].name != name) continue;
       const Residency& r = residency_[i];
+      if (r.block_threads == 0) throw std::logic_error("02-gpu-principles-barrier: setup() was not called for " + name);
       const unsigned grid = static_cast<unsigned>(sms_ * variants_[i].blocks_per_sm);
       kernel_for(variants_[i].steps_per_barrier)<<<grid, r.block_threads, r.dynamic_smem, s>>>(
           init_.data(), out_.data(), threads_, static_cast<long long>(steps_));

@@ -5,6 +5,7 @@
 // GTX 280 (16 KiB of shared memory per SM), recreated on a GPU that has far more.
 #include <algorithm>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -42,12 +43,15 @@ using Kernel = void (*)(const float*, float*, std::uint64_t, int);
 
 Kernel kernel_for(bool halved) { return halved ? exchange_tiles<true> : exchange_tiles<false>; }
 
-// The extra dynamic shared memory of the tight variants: the least with which one full-buffer block
-// fills an SM's shared memory (both kernels are allowed to ask for that much).
-std::size_t tight_smem() {
-  allow_all_shared_memory(kernel_for(true));
-  return plan_residency(kernel_for(false), kExchangeThreads, 1).dynamic_smem;
+// One-time set-up on the current device: both kernels may ask for all the shared memory.
+void setup_exchange() {
+  setup_shared_memory(kernel_for(false));
+  setup_shared_memory(kernel_for(true));
 }
+
+// The extra dynamic shared memory of the tight variants: the least with which one full-buffer block
+// fills an SM's shared memory (both kernels are allowed to ask for that much, after setup_exchange()).
+std::size_t tight_smem() { return plan_residency(kernel_for(false), kExchangeThreads, 1).dynamic_smem; }
 
 Residency residency(const Variant& v, std::size_t tight) {
   Residency r;
@@ -87,7 +91,6 @@ class ExchangeWorkload final : public tut::Workload {
   void prepare(const tut::Options& opt, bool) override {
     n_ = opt.size;
     rounds_ = rounds_option(opt);
-    tight_ = tight_smem();
     in_host_ = tut::random_floats(n_, opt.seed);
     in_ = tut::DeviceBuffer<float>(in_host_);
     in_.label("input").watch();
@@ -95,11 +98,18 @@ class ExchangeWorkload final : public tut::Workload {
     expected_.clear();
     expected_dev_ = tut::DeviceBuffer<float>();
   }
+  void setup(const std::string&) override {
+    setup_exchange();
+    tight_ = tight_smem();
+    set_up_ = true;
+  }
+
   void poison(cudaStream_t s) override { out_.poison(s); }
 
   void run(const std::string& name, cudaStream_t s) override {
     if (n_ == 0) return;
     const Variant& v = find(name);
+    if (!set_up_) throw std::logic_error("02-gpu-principles-exchange: setup() was not called for " + name);
     const std::uint64_t grid = (n_ + kExchangeTile - 1) / kExchangeTile;
     if (grid > 0x7fffffffull) throw tut::UsageError("--size too large for one block per tile");
     kernel_for(v.halved)<<<static_cast<unsigned>(grid), kExchangeThreads, v.tight ? tight_ : 0, s>>>(
@@ -124,7 +134,8 @@ class ExchangeWorkload final : public tut::Workload {
  private:
   std::uint64_t n_ = 0;
   int rounds_ = 2;
-  std::size_t tight_ = 0;
+  std::size_t tight_ = 0;  // from setup()
+  bool set_up_ = false;
   std::vector<float> in_host_, expected_;
   tut::DeviceBuffer<float> expected_dev_;
   tut::DeviceBuffer<float> in_, out_;

@@ -5,6 +5,7 @@
 // calculator confirms the residency; the summary prints it.
 #include <algorithm>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,13 @@ std::uint64_t chase_nodes(const tut::Options& opt) {
   return mib * (1u << 20) / sizeof(std::uint32_t);
 }
 
+// One-time set-up of a variant on the current device: its kernel may ask for all the shared memory.
+void setup_variant(const Variant& v, int chains) {
+  if (v.chase) setup_shared_memory(chase_pointers);
+  else setup_shared_memory(fma_kernel_for(chains));
+}
+
+// The launch of a variant (after setup_variant(v, chains)).
 Residency residency(const Variant& v, int chains) {
   return v.chase ? plan_residency(chase_pointers, block_threads(v.warps), blocks_per_sm(v.warps))
                  : plan_residency(fma_kernel_for(chains), block_threads(v.warps), blocks_per_sm(v.warps));
@@ -70,8 +78,7 @@ class LatencyWorkload final : public tut::Workload {
     chains_ = chains_option(opt);
     sms_ = sm_count();
     stride_ = sms_ * kMaxWarps * kWarpSize;
-    residency_.clear();
-    for (const auto& v : variants_) residency_.push_back(residency(v, chains_));
+    residency_.assign(variants_.size(), Residency{});  // each variant's, from setup()
 
     nodes_ = chase_nodes(opt);
     mask_ = static_cast<std::uint32_t>(nodes_ - 1);
@@ -92,6 +99,12 @@ class LatencyWorkload final : public tut::Workload {
     expected_fma_.clear();
   }
 
+  void setup(const std::string& name) override {
+    const std::size_t i = index_of(name);
+    setup_variant(variants_[i], chains_);
+    residency_[i] = residency(variants_[i], chains_);
+  }
+
   void poison(cudaStream_t s) override {
     chase_out_.poison(s);
     fma_out_.poison(s);
@@ -102,6 +115,7 @@ class LatencyWorkload final : public tut::Workload {
     const std::size_t i = index_of(name);
     const Variant& v = variants_[i];
     const Residency& r = residency_[i];
+    if (r.block_threads == 0) throw std::logic_error("02-gpu-principles-latency: setup() was not called for " + name);
     const unsigned grid = static_cast<unsigned>(sms_ * r.blocks_per_sm);
     if (v.chase) {
       chase_pointers<<<grid, r.block_threads, r.dynamic_smem, s>>>(next_.data(), chase_out_.data(), mask_,

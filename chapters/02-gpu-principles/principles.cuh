@@ -12,6 +12,7 @@
 
 #include "cuda_check.cuh"
 #include "principles_math.hpp"
+#include "setup_registry.cuh"
 #include "verify.hpp"
 
 // Most threads one SM holds, for launch bounds: register budgets follow from it (65536 registers
@@ -201,12 +202,26 @@ struct Residency {
   bool as_intended() const { return resident == blocks_per_sm; }
 };
 
+// The kernels allow_all_shared_memory has run for, per device.
+inline tut::SetupKeys& shared_memory_allowed() {
+  static tut::SetupKeys keys;
+  return keys;
+}
+
+// One-time set-up of `kernel` on the current device (idempotent): allow_all_shared_memory. A workload's
+// setup() calls it for its variant's kernel, so that no checked or timed run pays for it.
+template <class... Args>
+void setup_shared_memory(void (*kernel)(Args...)) {
+  shared_memory_allowed().ensure(reinterpret_cast<const void*>(kernel), [&] { allow_all_shared_memory(kernel); });
+}
+
 // Finds the least dynamic shared memory (whole KiB) with which no more than `blocks_per_sm` blocks
 // of `block_threads` threads fit on one SM, and reports what then fits. Fewer than asked fit when
-// another limit binds first (too many threads for this GPU's SM, say); the caller shows that.
+// another limit binds first (too many threads for this GPU's SM, say); the caller shows that. Only
+// queries: setup_shared_memory(kernel) must have run on the current device (else std::logic_error).
 template <class... Args>
 Residency plan_residency(void (*kernel)(Args...), int block_threads, int blocks_per_sm) {
-  allow_all_shared_memory(kernel);
+  shared_memory_allowed().require(reinterpret_cast<const void*>(kernel), "02-gpu-principles", "setup_shared_memory");
   Residency r;
   r.block_threads = block_threads;
   r.blocks_per_sm = blocks_per_sm;

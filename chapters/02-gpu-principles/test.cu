@@ -70,6 +70,7 @@ TEST_CASE("02 latency: each variant puts the asked-for warps on every SM") {
   const tut::DeviceInfo d = tut::query_device();
   for (int chains : {1, 8}) {
     for (const auto& v : latency_experiment::variants()) {
+      latency_experiment::setup_variant(v, chains);
       const principles::Residency r = latency_experiment::residency(v, chains);
       INFO(v.name << " with " << chains << " chain(s): " << r.resident << " resident blocks of " << r.block_threads
                   << " threads (" << r.unconstrained << " without the " << r.dynamic_smem
@@ -102,6 +103,7 @@ TEST_CASE("02 barrier: the occupancy calculator confirms 1, 2 and 4 resident blo
   tut::require_supported_gpu();
   for (int warps : {4, 16, 32}) {
     for (const auto& v : barrier_experiment::variants()) {
+      barrier_experiment::setup_variant(v);
       const principles::Residency r = barrier_experiment::residency(v, warps);
       INFO(v.name << " at " << warps << " warps/SM: blocks of " << r.block_threads << " threads, "
                   << r.dynamic_smem << " bytes of dynamic shared memory");
@@ -110,6 +112,23 @@ TEST_CASE("02 barrier: the occupancy calculator confirms 1, 2 and 4 resident blo
     }
   }
   CHECK(run_chapter_with(barrier_experiment::spec(), {"--warps-per-sm", "6"}) == 2);
+}
+
+// A kernel of this test alone, whose set-up no other test has run.
+__global__ void kernel_never_set_up(float* out) { out[threadIdx.x] = 0.0f; }
+
+TEST_CASE("02: residency before setup_shared_memory throws; after it, the calculator is asked") {
+  tut::require_supported_gpu();
+  int device = 0;
+  TUT_CUDA_CHECK(cudaGetDevice(&device));
+  const std::string message =
+      "02-gpu-principles: setup_shared_memory() was not called on device " + std::to_string(device);
+  CHECK_THROWS_WITH_AS(principles::plan_residency(kernel_never_set_up, 128, 1), message.c_str(), std::logic_error);
+  principles::setup_shared_memory(kernel_never_set_up);
+  principles::setup_shared_memory(kernel_never_set_up);  // idempotent
+  const principles::Residency r = principles::plan_residency(kernel_never_set_up, 128, 1);
+  CHECK(r.resident == 1);
+  CHECK(r.unconstrained > 1);
 }
 
 // ---- Experiment 4 -------------------------------------------------------------------------------
@@ -137,6 +156,7 @@ TEST_CASE("02 exchange: full and halved buffers give the same exact transposes")
 TEST_CASE("02 exchange: with tight shared memory, halving the buffer fits more blocks") {
   tut::require_supported_gpu();
   using exchange_experiment::find;
+  exchange_experiment::setup_exchange();
   const std::size_t tight = exchange_experiment::tight_smem();
   const auto full = exchange_experiment::residency(find("full-buffer-tight-smem"), tight);
   const auto halved = exchange_experiment::residency(find("halved-buffer-tight-smem"), tight);

@@ -12,7 +12,7 @@
 template <class Tuning>
 tut::scan::ScanVariant tuned_shape(const std::string& name, const std::string& description) {
   return {name, description, scan_two_pass_tuned::workspace_bytes, scan_two_pass_tuned::inclusive_scan_with<Tuning>,
-          "", /*on_demand=*/true};
+          "", /*on_demand=*/true, scan_two_pass_tuned::setup_inclusive_scan_with<Tuning>};
 }
 
 tut::ChapterSpec chapter_spec() {
@@ -25,7 +25,8 @@ tut::ChapterSpec chapter_spec() {
        {"scan-two-pass-tuned",
         "the same three passes, tuned: one part per resident warp (no barrier), 32 int32 per thread in int4 "
         "vectors, the reduce walks each part backwards",
-        scan_two_pass_tuned::workspace_bytes, scan_two_pass_tuned::inclusive_scan, ""},
+        scan_two_pass_tuned::workspace_bytes, scan_two_pass_tuned::inclusive_scan, "", /*on_demand=*/false,
+        scan_two_pass_tuned::setup_inclusive_scan},
        tuned_shape<Tuning<256, 16>>("two-pass-tuned-t256-i16", "the tuned scan with 256 threads x 16 int32"),
        tuned_shape<Tuning<256, 24>>("two-pass-tuned-t256-i24", "the tuned scan with 256 threads x 24 int32"),
        tuned_shape<Tuning<256, 32, false>>("two-pass-tuned-forward-reduce",

@@ -23,6 +23,7 @@
 
 #include "cuda_check.cuh"
 #include "warp_scan.cuh"
+#include "setup_registry.cuh"
 
 namespace scan_two_pass_tuned {
 
@@ -253,34 +254,41 @@ __global__ __launch_bounds__(T::kBlockThreads) void scan_parts_kernel(const std:
 
 // ---- Host ---------------------------------------------------------------------------------------------------
 // One part per warp the GPU holds at once in both passes (their occupancy), worked out once per device and
-// tuning (the queries cost microseconds, which a small scan would notice). Not thread-safe: one host thread
-// drives the GPU in this tutorial.
+// tuning by setup_inclusive_scan_with<T>() (the queries cost microseconds, which a small scan would notice).
 template <class T>
-inline unsigned resident_parts() {
-  static int planned_device = -1;
-  static unsigned parts = 1;
-  int device = 0;
-  TUT_CUDA_CHECK(cudaGetDevice(&device));
-  if (planned_device != device) {
-    int sms = 0, scan_blocks = 0, reduce_blocks = 0;
-    TUT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    TUT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&scan_blocks, scan_parts_kernel<T>,
-                                                                 T::kBlockThreads, 0));
-    TUT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&reduce_blocks, reduce_parts_kernel<T>,
-                                                                 T::kBlockThreads, 0));
-    const int blocks_per_sm = scan_blocks < reduce_blocks ? scan_blocks : reduce_blocks;  // one wave in each
-    const long long resident = static_cast<long long>(sms) * (blocks_per_sm > 0 ? blocks_per_sm : 1) * T::kWarps;
-    parts = static_cast<unsigned>(resident < kMaxParts ? resident : kMaxParts);
-    planned_device = device;
-  }
-  return parts;
+inline unsigned resident_parts_on_current_device() {
+  int sms = 0, scan_blocks = 0, reduce_blocks = 0;
+  TUT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, tut::current_device()));
+  TUT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&scan_blocks, scan_parts_kernel<T>,
+                                                               T::kBlockThreads, 0));
+  TUT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&reduce_blocks, reduce_parts_kernel<T>,
+                                                               T::kBlockThreads, 0));
+  const int blocks_per_sm = scan_blocks < reduce_blocks ? scan_blocks : reduce_blocks;  // one wave in each
+  const long long resident = static_cast<long long>(sms) * (blocks_per_sm > 0 ? blocks_per_sm : 1) * T::kWarps;
+  return static_cast<unsigned>(resident < kMaxParts ? resident : kMaxParts);
+}
+
+struct TwoPassPlan {
+  unsigned resident_parts = 1;
+};
+template <class T>
+inline tut::PerDevice<TwoPassPlan> two_pass_plans;
+
+// One-time set-up of tuning T on the current device (idempotent, cheap on repeat): call it on every device
+// before inclusive_scan_with<T> runs there. (Workload::setup calls it through the variant's setup.)
+template <class T>
+inline void setup_inclusive_scan_with() {
+  two_pass_plans<T>.ensure([] { return TwoPassPlan{resident_parts_on_current_device<T>()}; });
 }
 
 // Enqueues the inclusive scan of n int32 on `stream`: three launches, no allocation, no synchronisation.
+// Throws std::logic_error when setup_inclusive_scan_with<T>() has not run on the current device (n = 0
+// enqueues nothing and needs none).
 template <class T>
 inline void inclusive_scan_with(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace,
                                 cudaStream_t stream) {
   if (n == 0) return;
+  const TwoPassPlan& plan = two_pass_plans<T>.require("scan_two_pass_tuned", "setup_inclusive_scan_with<Tuning>");
   // int32_t and uint32_t may alias each other, so the kernels work on the caller's arrays as uint32.
   const auto* in = reinterpret_cast<const std::uint32_t*>(d_in);
   auto* out = reinterpret_cast<std::uint32_t*>(d_out);
@@ -288,7 +296,7 @@ inline void inclusive_scan_with(const std::int32_t* d_in, std::int32_t* d_out, s
   // int4 accesses need both buffers 16-byte aligned; otherwise every tile goes element by element.
   const bool vector_io = ((reinterpret_cast<std::uintptr_t>(d_in) | reinterpret_cast<std::uintptr_t>(d_out)) %
                           sizeof(uint4)) == 0;
-  const PartShape shape = part_shape<T>(n, resident_parts<T>());
+  const PartShape shape = part_shape<T>(n, plan.resident_parts);
   const auto n64 = static_cast<std::int64_t>(n);
   const auto parts = static_cast<int>(shape.parts);
   const unsigned blocks = (shape.parts + T::kWarps - 1) / T::kWarps;
@@ -301,6 +309,9 @@ inline void inclusive_scan_with(const std::int32_t* d_in, std::int32_t* d_out, s
                                                                 parts, vector_io);
   TUT_CHECK_LAUNCH();
 }
+
+// The default tuning's set-up on the current device.
+inline void setup_inclusive_scan() { setup_inclusive_scan_with<DefaultTuning>(); }
 
 inline void inclusive_scan(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace,
                            cudaStream_t stream) {

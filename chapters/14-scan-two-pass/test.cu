@@ -48,6 +48,7 @@ TEST_CASE("14: the tuned scan at its segment and part boundaries") {
 TEST_CASE("14: buffers that are not 16-byte aligned (the tuned scan's element-by-element path)") {
   tut::require_supported_gpu();
   const std::uint64_t n = tut::testing::under_sanitizer() ? 30 * 8192 + 77 : 300 * 8192 + 77;
+  scan_two_pass_tuned::setup_inclusive_scan();
   const std::vector<std::int32_t> host = tut::random_integers<std::int32_t>(n + 4, tut::testing::test_seed() + 14);
   for (std::size_t offset : {1u, 2u, 3u, 4u}) {
     CAPTURE(offset);
@@ -104,4 +105,10 @@ TEST_CASE("14: the tuned scan's parts cover the segments, none empty, at most on
       CHECK(s.part_segments * s.parts >= segments);       // the parts cover the segments ...
       CHECK(s.part_segments * (s.parts - 1) < segments);  // ... and none is empty
     }
+}
+
+TEST_CASE("14: the tuned scan's launch before its set-up throws; after set-up it is correct") {
+  using Fresh = scan_two_pass_tuned::Tuning<128, 8>;  // a tuning of its own, which no other test sets up
+  tut::scan::check_setup_required(tuned_shape<Fresh>("fresh-t128-i8", "test-only tuning"), "scan_two_pass_tuned",
+                                  "setup_inclusive_scan_with<Tuning>", 5000 * 1024 + 3);
 }

@@ -26,6 +26,7 @@ namespace lookback_testing {
 // must produce the whole result by itself; the elements around the output range must stay poisoned.
 inline void check_repeated_runs(const tut::scan::ScanVariant& variant, std::uint64_t n, std::size_t offset = 0) {
   tut::require_supported_gpu();
+  if (variant.setup) variant.setup();  // the one-time set-up (what Workload::setup does), outside the runs
   constexpr std::size_t kGuard = 8;  // poisoned elements after the output that the scan must not touch
   const std::vector<std::int32_t> host =
       tut::random_integers<std::int32_t>(offset + n, tut::testing::test_seed() + n + offset);
@@ -123,7 +124,7 @@ inline void check_repeated_runs_all(const std::vector<tut::scan::ScanVariant>& v
     for (std::uint64_t n : sizes) check_repeated_runs(variant, n);
 }
 
-// n = 0 enqueues nothing and touches nothing (null buffers).
+// n = 0 enqueues nothing and touches nothing (null buffers); it needs no set-up either.
 inline void check_empty_scans(const std::vector<tut::scan::ScanVariant>& variants) {
   for (const auto& variant : variants) {
     variant.scan(nullptr, nullptr, 0, nullptr, 0);

@@ -19,12 +19,13 @@ tut::scan::ScanVariant config_variant(const std::string& name, const std::string
           [](const std::int32_t* in, std::int32_t* out, std::size_t n, void* workspace, cudaStream_t stream) {
             landing::inclusive_scan_with<Tuning>(in, out, n, workspace, stream);
           },
-          "", /*on_demand=*/true};
+          "", /*on_demand=*/true, landing::setup_inclusive_scan_with<Tuning>};
 }
 template <class OptionsTuning>
 tut::scan::ScanVariant option_variant(const std::string& name, const std::string& description) {
   return {name, description, landing::workspace_bytes_for<OptionsTuning>,
-          landing::inclusive_scan_options<OptionsTuning>, "", /*on_demand=*/true};
+          landing::inclusive_scan_options<OptionsTuning>, "", /*on_demand=*/true,
+          landing::setup_inclusive_scan_options<OptionsTuning>};
 }
 
 // The stage, then every configuration measured to choose it (under the names they were measured with, in
@@ -52,7 +53,7 @@ std::vector<tut::scan::ScanVariant> landing_zone_variants() {
        [](const std::int32_t* in, std::int32_t* out, std::size_t n, void* workspace, cudaStream_t stream) {
          landing::inclusive_scan(in, out, n, workspace, stream);
        },
-       ""},
+       "", /*on_demand=*/false, landing::setup_inclusive_scan},
       // 1. The whole tile in shared memory, offsets kept.
       option_variant<OptionsTuning<256, 32, 0, 0, kCp, kCounter, kKept>>("lookback-staged-cpasync-t256-i32",
                                                                          "256 threads x 32 int32 via cp.async"),

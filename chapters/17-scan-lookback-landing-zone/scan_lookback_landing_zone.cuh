@@ -24,6 +24,7 @@
 #include "cuda_check.cuh"
 #include "cp_async.cuh"
 #include "warp_scan.cuh"
+#include "setup_registry.cuh"
 
 namespace scan_lookback_landing_zone {
 
@@ -352,28 +353,38 @@ inline bool vector_aligned(const void* d_in, const void* d_out) {
   return ((reinterpret_cast<std::uintptr_t>(d_in) | reinterpret_cast<std::uintptr_t>(d_out)) % sizeof(uint4)) == 0;
 }
 
-// Once per device and tuning: opt in to the dynamic shared memory above 48 KiB, and ask for the largest
-// shared-memory share of the L1/shared split, so that shared memory does not cap the blocks per SM. (Not
-// thread-safe: one host thread drives the GPU in this tutorial.)
+// Opts `kernel` in to `staged_bytes` of dynamic shared memory (above 48 KiB a kernel must ask), and asks for
+// the largest shared-memory share of the L1/shared split, so that shared memory does not cap the blocks per
+// SM. Attributes of the current device.
 template <class Kernel>
-inline void plan_shared_memory(Kernel kernel, int staged_bytes, int& planned_device) {
-  int device = 0;
-  TUT_CUDA_CHECK(cudaGetDevice(&device));
-  if (planned_device == device) return;
+inline void allow_staged_shared_memory(Kernel kernel, int staged_bytes) {
   TUT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, staged_bytes));
   TUT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                       static_cast<int>(cudaSharedmemCarveoutMaxShared)));
-  planned_device = device;
+}
+
+// The devices on which tuning T's kernel has its shared-memory attributes (one record per tuning).
+template <class T>
+inline tut::PerDevice<tut::SetupDone> shared_memory_allowed;
+
+// One-time set-up of tuning T on the current device (idempotent, cheap on repeat): call it on every device
+// before inclusive_scan_with<T> runs there. (Workload::setup calls it through the variant's setup.)
+template <class T>
+inline void setup_inclusive_scan_with() {
+  shared_memory_allowed<T>.ensure([] {
+    allow_staged_shared_memory(scan_tiles_kernel<T>, T::kStagedBytes);
+    return tut::SetupDone{};
+  });
 }
 
 // Enqueues the inclusive scan of n int32 with tuning T: a reset of the tile status, then one kernel.
-// carry_in is added to every output (two's-complement wrap-around, like the sums).
+// carry_in is added to every output (two's-complement wrap-around, like the sums). Throws std::logic_error
+// when setup_inclusive_scan_with<T>() has not run on the current device (n = 0 enqueues nothing and needs none).
 template <class T>
 inline void inclusive_scan_with(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace,
                                 cudaStream_t stream, std::int32_t carry_in = 0) {
   if (n == 0) return;
-  static int planned_device = -1;
-  plan_shared_memory(scan_tiles_kernel<T>, T::kStagedBytes, planned_device);
+  shared_memory_allowed<T>.require("scan_lookback_landing_zone", "setup_inclusive_scan_with<Tuning>");
   // int32_t and uint32_t may alias each other, so the kernel works on the caller's arrays as uint32.
   const auto* in = reinterpret_cast<const std::uint32_t*>(d_in);
   auto* out = reinterpret_cast<std::uint32_t*>(d_out);
@@ -387,6 +398,9 @@ inline void inclusive_scan_with(const std::int32_t* d_in, std::int32_t* d_out, s
 
 // The stage's entry points, with DefaultTuning.
 inline std::size_t workspace_bytes(std::size_t n) { return workspace_bytes_for<DefaultTuning>(n); }
+
+// The stage's set-up on the current device: call it on every device before inclusive_scan runs there.
+inline void setup_inclusive_scan() { setup_inclusive_scan_with<DefaultTuning>(); }
 
 inline void inclusive_scan(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace,
                            cudaStream_t stream, std::int32_t carry_in = 0) {

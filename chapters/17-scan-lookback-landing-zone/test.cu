@@ -92,6 +92,7 @@ TEST_CASE("17: n = 0 enqueues nothing") {
 TEST_CASE("17: carry_in is added to every output") {
   tut::require_supported_gpu();
   namespace lz = scan_lookback_landing_zone;
+  lz::setup_inclusive_scan();
   for (std::uint64_t n : {std::uint64_t{1}, std::uint64_t{15360 + 1}, std::uint64_t{40 * 15360 + 17}}) {
     for (std::int32_t carry : {std::int32_t{0}, std::int32_t{12345}, std::int32_t{-7}, std::int32_t{INT32_MAX}}) {
       CAPTURE(n);
@@ -114,4 +115,19 @@ TEST_CASE("17: carry_in is added to every output") {
       }
     }
   }
+}
+
+// The one-time set-up leaves the launch: without setup_inclusive_scan_with<T>() (or the lab options' set-up) on
+// this device the launch throws and enqueues nothing; after it the scan is correct. Tunings of their own, which
+// no other test sets up.
+TEST_CASE("17: a launch before its set-up throws; after set-up it is correct") {
+  namespace lz = scan_lookback_landing_zone;
+  using Fresh = lz::Tuning<64, 16, 8, 0>;  // 1536-element tiles
+  const tut::scan::ScanVariant fresh = config_variant<Fresh>("fresh-t64-s16-r8", "test-only tuning");
+  tut::scan::check_setup_required(fresh, "scan_lookback_landing_zone", "setup_inclusive_scan_with<Tuning>",
+                                  33 * 1536 + 7);
+  using FreshOptions = lz::OptionsTuning<64, 16, 8, 0, lz::Staging::kBulkCopy>;
+  const tut::scan::ScanVariant fresh_options = option_variant<FreshOptions>("fresh-options", "test-only tuning");
+  tut::scan::check_setup_required(fresh_options, "scan_lookback_landing_zone (lab options)",
+                                  "setup_inclusive_scan_options<Tuning>", 33 * 1536 + 7);
 }

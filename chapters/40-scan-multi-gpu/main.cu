@@ -30,10 +30,6 @@
 #include "shard_set.cuh"
 #include "timing.cuh"
 
-// STUB, chapter 40 only, until chapter 17's `setup_inclusive_scan()` is merged (another branch moves chapter
-// 17's cudaFuncSetAttribute out of its launch): delete this line then. The launch still plans itself today.
-namespace scan_lookback_landing_zone { inline void setup_inclusive_scan() {} }  // STUB: delete at the merge
-
 namespace multi_gpu_program {
 
 namespace mg = scan_multi_gpu;

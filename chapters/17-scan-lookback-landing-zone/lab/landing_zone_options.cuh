@@ -248,17 +248,35 @@ scan_tiles_options_kernel(
   }
 }
 
+// What the launch of tuning T needs from its device: whether programmatic dependent launch is available there.
+struct OptionsPlan {
+  bool programmatic = false;
+};
+template <class T>
+inline tut::PerDevice<OptionsPlan> options_plans;
+
+// One-time set-up of tuning T (an OptionsTuning) on the current device, idempotent: the shared-memory
+// attributes, and whether the device can launch programmatically (sm_90+).
+template <class T>
+inline void setup_inclusive_scan_options() {
+  options_plans<T>.ensure([] {
+    allow_staged_shared_memory(scan_tiles_options_kernel<T>, T::kStagedBytes);
+    int major = 0;
+    TUT_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, tut::current_device()));
+    return OptionsPlan{T::kLaunch == Launch::kProgrammatic && major >= 9};
+  });
+}
+
 // Enqueues the scan with tuning T (an OptionsTuning): a reset of the tile status, then one kernel, launched
-// with programmatic stream serialization for Launch::kProgrammatic on sm_90+.
+// with programmatic stream serialization for Launch::kProgrammatic on sm_90+. Throws std::logic_error when
+// setup_inclusive_scan_options<T>() has not run on the current device.
 template <class T>
 inline void inclusive_scan_options(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace,
                                    cudaStream_t stream) {
   if (n == 0) return;
-  static int planned_device = -1;
-  plan_shared_memory(scan_tiles_options_kernel<T>, T::kStagedBytes, planned_device);
-  int major = 0;
-  TUT_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, planned_device));
-  const bool programmatic = T::kLaunch == Launch::kProgrammatic && major >= 9;
+  const bool programmatic =
+      options_plans<T>.require("scan_lookback_landing_zone (lab options)", "setup_inclusive_scan_options<Tuning>")
+          .programmatic;
   const std::size_t tiles = tile_count<T>(n);
   const std::size_t init_blocks_needed = (tiles + kInitThreads - 1) / kInitThreads;
   const unsigned init_blocks = static_cast<unsigned>(

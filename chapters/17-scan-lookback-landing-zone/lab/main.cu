@@ -11,13 +11,15 @@ namespace lab = scan_lookback_lab;
 
 template <class Tuning>
 tut::scan::ScanVariant prefetch_variant(const std::string& name, const std::string& description) {
-  return {name, description, lab::workspace_bytes_for<Tuning>, lab::inclusive_scan_prefetch<Tuning>, ""};
+  return {name, description, lab::workspace_bytes_for<Tuning>, lab::inclusive_scan_prefetch<Tuning>, "",
+          /*on_demand=*/false, lab::setup_inclusive_scan_prefetch<Tuning>};
 }
 
 // Below sm_90 (or with misaligned buffers) these run chapter 16's register kernel with the same tiles.
 template <class Tuning>
 tut::scan::ScanVariant bulk_copy_variant(const std::string& name, const std::string& description) {
-  return {name, description, lab::workspace_bytes_for<Tuning>, lab::inclusive_scan_bulk_copy<Tuning>, ""};
+  return {name, description, lab::workspace_bytes_for<Tuning>, lab::inclusive_scan_bulk_copy<Tuning>, "",
+          /*on_demand=*/false, lab::setup_inclusive_scan_bulk_copy<Tuning>};
 }
 
 std::vector<tut::scan::ScanVariant> lab_variants() {

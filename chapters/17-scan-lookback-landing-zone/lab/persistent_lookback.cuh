@@ -12,6 +12,7 @@
 #pragma once
 
 #include "scan_decoupled_lookback_tuned.cuh"  // chapter 16 (the include path is set in meson.build)
+#include "setup_registry.cuh"
 
 namespace scan_lookback_lab {
 
@@ -65,24 +66,13 @@ inline unsigned resident_blocks(Kernel kernel, int block_threads, std::size_t dy
   return static_cast<unsigned>(sms * blocks_per_sm);
 }
 
-// A persistent kernel's launch settings, worked out once per device (the queries cost microseconds of host
-// time, which a small scan would notice) and kept per kernel instantiation. Not thread-safe: one host thread
-// drives the GPU in this tutorial.
+// A persistent kernel's launch settings on one device, worked out by its setup_...() (the queries cost
+// microseconds of host time, which a small scan would notice) and kept per device and kernel instantiation.
 struct PersistentPlan {
-  int device = -1;
   unsigned resident_blocks = 0;  // 0: use the one-tile-per-block kernel instead
 };
 
-template <class Plan, class Compute>
-inline const Plan& plan_for_current_device(Plan& plan, Compute compute) {
-  int device = 0;
-  TUT_CUDA_CHECK(cudaGetDevice(&device));
-  if (plan.device != device) {
-    plan = compute();
-    plan.device = device;
-  }
-  return plan;
-}
+constexpr const char* kStage = "scan_lookback_lab";
 
 inline unsigned grid_for(const PersistentPlan& plan, std::size_t tiles) {
   return static_cast<unsigned>(plan.resident_blocks < tiles ? plan.resident_blocks : tiles);
@@ -135,15 +125,22 @@ __global__ __launch_bounds__(T::kBlockThreads) void scan_tiles_prefetch_kernel(
 }
 
 template <class T>
+inline tut::PerDevice<PersistentPlan> prefetch_plans;
+
+// One-time set-up of the prefetching scan with tuning T on the current device (idempotent): the grid of one
+// resident wave.
+template <class T>
+inline void setup_inclusive_scan_prefetch() {
+  prefetch_plans<T>.ensure(
+      [] { return PersistentPlan{resident_blocks(scan_tiles_prefetch_kernel<T>, T::kBlockThreads, 0)}; });
+}
+
+// Throws std::logic_error when setup_inclusive_scan_prefetch<T>() has not run on the current device.
+template <class T>
 inline void inclusive_scan_prefetch(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace,
                                     cudaStream_t stream) {
   if (n == 0) return;
-  static PersistentPlan plan;
-  plan_for_current_device(plan, [] {
-    PersistentPlan p;
-    p.resident_blocks = resident_blocks(scan_tiles_prefetch_kernel<T>, T::kBlockThreads, 0);
-    return p;
-  });
+  const PersistentPlan& plan = prefetch_plans<T>.require(kStage, "setup_inclusive_scan_prefetch<Tuning>");
   if (plan.resident_blocks == 0) return inclusive_scan_with<T>(d_in, d_out, n, d_workspace, stream);
   const std::size_t tiles = tile_count<T>(n);
   launch_init_tile_status(workspace_tile_counter(d_workspace), workspace_status(d_workspace), tiles, stream);
@@ -290,27 +287,23 @@ __global__ __launch_bounds__(T::kBlockThreads) void scan_tiles_bulk_copy_kernel(
 #endif
 }
 
-// Enqueues the scan with bulk copies where the code running on this GPU was compiled for sm_90 or newer
-// (the kernel's PTX version says which __CUDA_ARCH__ it was built for), the ring fits in a block's shared
-// memory and both buffers are 16-byte aligned; otherwise the register path with the same tiles.
 template <class T>
-inline void inclusive_scan_bulk_copy(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace,
-                                     cudaStream_t stream) {
-  using RegisterPath = typename T::RegisterPath;
-  static_assert(RegisterPath::kTileItems == T::kTileItems, "both paths share the workspace layout");
-  if (n == 0) return;
-  static PersistentPlan plan;
-  plan_for_current_device(plan, [] {
-    PersistentPlan p;
+inline tut::PerDevice<PersistentPlan> bulk_copy_plans;
+
+// One-time set-up of the bulk-copy scan with tuning T on the current device (idempotent): whether the ring
+// can run here (code built for sm_90+, the ring fits in a block's shared memory), its shared-memory
+// attributes and the grid of one resident wave. (The register path, chapter 16's kernel, needs no set-up.)
+template <class T>
+inline void setup_inclusive_scan_bulk_copy() {
+  bulk_copy_plans<T>.ensure([] {
     cudaFuncAttributes attributes{};
-    int device = 0;
     int max_shared_per_block = 0;
     TUT_CUDA_CHECK(cudaFuncGetAttributes(&attributes, scan_tiles_bulk_copy_kernel<T>));
-    TUT_CUDA_CHECK(cudaGetDevice(&device));
-    TUT_CUDA_CHECK(cudaDeviceGetAttribute(&max_shared_per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    TUT_CUDA_CHECK(cudaDeviceGetAttribute(&max_shared_per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                          tut::current_device()));
     if (attributes.ptxVersion < 90 ||
         T::kRingBytes + attributes.sharedSizeBytes > static_cast<std::size_t>(max_shared_per_block))
-      return p;  // resident_blocks = 0: the register path
+      return PersistentPlan{};  // resident_blocks = 0: the register path
     // Above 48 KiB of dynamic shared memory a kernel must opt in; and ask for the largest shared-memory
     // share of the L1/shared split, so that the occupancy the grid is sized for is the one the launch gets.
     TUT_CUDA_CHECK(cudaFuncSetAttribute(scan_tiles_bulk_copy_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -318,9 +311,21 @@ inline void inclusive_scan_bulk_copy(const std::int32_t* d_in, std::int32_t* d_o
     TUT_CUDA_CHECK(cudaFuncSetAttribute(scan_tiles_bulk_copy_kernel<T>,
                                         cudaFuncAttributePreferredSharedMemoryCarveout,
                                         static_cast<int>(cudaSharedmemCarveoutMaxShared)));
-    p.resident_blocks = resident_blocks(scan_tiles_bulk_copy_kernel<T>, T::kBlockThreads, T::kRingBytes);
-    return p;
+    return PersistentPlan{resident_blocks(scan_tiles_bulk_copy_kernel<T>, T::kBlockThreads, T::kRingBytes)};
   });
+}
+
+// Enqueues the scan with bulk copies where the code running on this GPU was compiled for sm_90 or newer
+// (the kernel's PTX version says which __CUDA_ARCH__ it was built for), the ring fits in a block's shared
+// memory and both buffers are 16-byte aligned; otherwise the register path with the same tiles. Throws
+// std::logic_error when setup_inclusive_scan_bulk_copy<T>() has not run on the current device.
+template <class T>
+inline void inclusive_scan_bulk_copy(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace,
+                                     cudaStream_t stream) {
+  using RegisterPath = typename T::RegisterPath;
+  static_assert(RegisterPath::kTileItems == T::kTileItems, "both paths share the workspace layout");
+  if (n == 0) return;
+  const PersistentPlan& plan = bulk_copy_plans<T>.require(kStage, "setup_inclusive_scan_bulk_copy<Tuning>");
   if (plan.resident_blocks == 0 || !vector_aligned(d_in, d_out))
     return inclusive_scan_with<RegisterPath>(d_in, d_out, n, d_workspace, stream);
 

@@ -27,3 +27,11 @@ TEST_CASE("lab: repeated runs, and buffers that are not 16-byte aligned") {
     lookback_testing::check_repeated_runs(variant, 5 * 8192 + 3, 1);
   }
 }
+
+TEST_CASE("lab: a launch before its set-up throws; after set-up it is correct") {
+  // Tunings of their own, which no other test sets up.
+  const tut::scan::ScanVariant prefetch = prefetch_variant<lab::Tuning<128, 8>>("fresh-prefetch", "test-only");
+  tut::scan::check_setup_required(prefetch, "scan_lookback_lab", "setup_inclusive_scan_prefetch<Tuning>", 77 * 1024 + 5);
+  const tut::scan::ScanVariant bulk = bulk_copy_variant<lab::BulkCopyTuning<128, 16, 2>>("fresh-bulk", "test-only");
+  tut::scan::check_setup_required(bulk, "scan_lookback_lab", "setup_inclusive_scan_bulk_copy<Tuning>", 77 * 2048 + 5);
+}
