@@ -568,12 +568,18 @@ inline bool vector_aligned(const void* in, const void* out) {
   return ((reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % kVectorBytes) == 0;
 }
 
-// One-time set-up per device (Workload::setup): the dynamic shared memory above 48 KiB and the largest shared
-// carveout for tuning K. Not thread-safe: one host thread drives the GPUs in this tutorial.
+// The devices on which tuning K's kernel has its shared-memory attributes (one record per tuning).
+template <class K>
+inline tut::PerDevice<tut::SetupDone> shared_memory_allowed;
+
+// One-time set-up of tuning K on the current device (Workload::setup; idempotent, cheap on repeat): the dynamic
+// shared memory above 48 KiB and the largest shared carveout, as chapter 17's setup_inclusive_scan_with.
 template <class K>
 inline void setup_scan() {
-  static int planned_device = -1;
-  lz::plan_shared_memory(scan_tiles_kernel<K>, K::kStagedBytes, planned_device);
+  shared_memory_allowed<K>.ensure([] {
+    lz::allow_staged_shared_memory(scan_tiles_kernel<K>, K::kStagedBytes);
+    return tut::SetupDone{};
+  });
 }
 
 // Enqueues the inclusive scan of n values with tuning K: the status reset, then one kernel (setup_scan<K>() must
@@ -583,6 +589,7 @@ inline void inclusive_scan_with(const typename K::Value* in, typename K::Value* 
                                 void* workspace, cudaStream_t stream, std::uint64_t* stamps = nullptr) {
   using T = typename K::Value;
   if (n == 0) return;
+  shared_memory_allowed<K>.require("scan_copy_bound", "setup_scan<Tuning>");
   const std::size_t tiles = tile_count<K>(n);  // < 2^31 for any n that fits in a GPU's memory
   const TileStatus<T> status = workspace_status<T>(workspace, tiles);
   const std::size_t init_blocks_needed = (tiles + lz::kInitThreads - 1) / lz::kInitThreads;
