@@ -1,5 +1,4 @@
-#!/usr/bin/env python3
-"""The tutorial's exercises: progress, checks, hints, the checker and the grader.
+"""tools/exercise: the tutorial's exercises: progress, checks, hints, the checker and the grader.
 
 Students:
   tools/exercise list                    progress over every exercise: pass / FAIL / not tried
@@ -23,7 +22,6 @@ The build dir is --build DIR, else $TUT_BUILD_DIR, else build/ in the repository
 verify configure it (meson setup) when it does not exist yet.
 """
 
-import argparse
 import datetime
 import json
 import os
@@ -36,8 +34,11 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-MANIFEST = REPO / "exercises" / "manifest.json"
+from . import bootstrap
+from .common import REPO_ROOT, ArgumentParser, ToolError
+from .testlog import read_testlog_records
+
+REPO = REPO_ROOT
 STATE_FILE = "exercise-state.json"
 SANITIZERS = ("memcheck", "racecheck", "synccheck", "initcheck")
 ID_RE = re.compile(r"^(\d\d)-[a-z0-9]+(-[a-z0-9]+)*$")
@@ -45,16 +46,12 @@ CHAPTER_RE = re.compile(r"^(\d\d)-[a-z0-9]+(-[a-z0-9]+)*$")
 SKIP_EXIT = 77
 
 
-class ToolError(Exception):
-    """A problem the user can fix (bad id, missing build): printed on one line, exit status 2."""
-
-
 # ---------------------------------------------------------------------------------------------------
 # The manifest
 
 
-def load_manifest(repo=REPO):
-    path = repo / "exercises" / "manifest.json"
+def load_manifest(repo=None):
+    path = (repo or REPO) / "exercises" / "manifest.json"
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
@@ -100,19 +97,21 @@ def is_configured(build):
     return (build / "build.ninja").is_file() and (build / "meson-info").is_dir()
 
 
-def require_tools():
-    """meson, ninja and nvcc, or one line saying what to install."""
-    cuda_bin = Path("/usr/local/cuda/bin")
-    if shutil.which("nvcc") is None and (cuda_bin / "nvcc").is_file():
-        os.environ["PATH"] = os.environ.get("PATH", "") + os.pathsep + str(cuda_bin)
-    missing = [t for t in ("meson", "ninja", "nvcc") if shutil.which(t) is None]
-    if missing:
-        raise ToolError(f"not found on PATH: {', '.join(missing)} (see docs/getting-started.md; "
-                        "nvcc comes with the CUDA Toolkit)")
+def ensure_tools(build):
+    """nvcc, meson, ninja and doctest, as tools/check has them: meson and ninja installed into .venv/ and
+    doctest fetched where missing (tutkit/bootstrap.py says what it did). PATH then holds all three
+    programs, for this process and the meson, ninja and test runs it starts."""
+    bootstrap.PREFIX = "tools/exercise"
+    try:
+        env = bootstrap.ensure(build)
+    except bootstrap.BootstrapError as e:
+        raise ToolError(str(e), status=2)
+    os.environ["PATH"] = env["PATH"]
 
 
-def ensure_configured(build, source=REPO, meson_args=()):
-    require_tools()
+def ensure_configured(build, source=None, meson_args=()):
+    ensure_tools(build)
+    source = source or REPO
     if is_configured(build):
         return
     print(f"Configuring {build} (meson setup; once) ...", flush=True)
@@ -120,7 +119,7 @@ def ensure_configured(build, source=REPO, meson_args=()):
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if r.returncode != 0:
         sys.stdout.write(r.stdout[-4000:])
-        raise ToolError(f"meson setup failed: {' '.join(cmd)}")
+        raise ToolError(f"meson setup failed: {' '.join(cmd)}", status=1)
 
 
 def target_path(kind, entry):
@@ -222,26 +221,7 @@ def run_meson_tests(build, names, logbase, setup=None, num_processes=1, env=None
     if setup and "nknown test setup" in r.stdout:
         return None, r.stdout  # the setup exists only where compute-sanitizer was found at configure time
     # meson names the log after the setup too: <logbase>-<setup>.json
-    return read_test_log(build / "meson-logs" / f"{logbase}-{setup}.json"), r.stdout
-
-
-def short_test_name(full):
-    # meson 1.0 writes "<project>:<suite> / <name>", meson 1.12 "<suite> - <project>:<name>"
-    return full.split(" / ")[-1].split(":")[-1]
-
-
-def read_test_log(path):
-    records = {}
-    try:
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                line = line.strip()
-                if line:
-                    rec = json.loads(line)
-                    records[short_test_name(rec["name"])] = rec
-    except FileNotFoundError:
-        pass
-    return records
+    return read_testlog_records(build / "meson-logs" / f"{logbase}-{setup}.json"), r.stdout
 
 
 def first_failure(stdout, limit=25):
@@ -318,7 +298,8 @@ def save_state(build, state):
 # Static checks (no build, no GPU)
 
 
-def static_problems(repo=REPO, build=None):
+def static_problems(repo=None, build=None):
+    repo = repo or REPO
     problems = []
     try:
         manifest = load_manifest(repo)
@@ -477,8 +458,8 @@ def cmd_list(args):
     manifest = load_manifest()
     build = args.build
     state = load_state(build)
-    full_log = read_test_log(build / "meson-logs" / "testlog.json")
-    full_log.update(read_test_log(build / "meson-logs" / "testlog-withexercises.json"))
+    full_log = read_testlog_records(build / "meson-logs" / "testlog.json")
+    full_log.update(read_testlog_records(build / "meson-logs" / "testlog-withexercises.json"))
     counts = {"pass": 0, "FAIL": 0, "not tried": 0}
     next_up = None
     print(f"{'exercise':<30} {'chapter':<32} {'status':<14} hints")
@@ -732,14 +713,17 @@ def make_grading_tree(dest):
         if (dest / d).exists():
             shutil.rmtree(dest / d)
         shutil.copytree(REPO / d, dest / d, ignore=ignore)
+    # The wraps, and doctest where the wrap has already fetched it (so that grading needs no network).
     sub = dest / "subprojects"
-    sub.mkdir(exist_ok=True)
     if (REPO / "subprojects").is_dir():
-        for f in (REPO / "subprojects").iterdir():
-            if f.is_file():
-                shutil.copy2(f, sub / f.name)
+        shutil.copytree(REPO / "subprojects", sub, ignore=ignore, dirs_exist_ok=True)
+    sub.mkdir(exist_ok=True)
+    # exercises/meson.build lists the exercises with `tools/exercise meson-list`: the launcher and its package.
     (dest / "tools").mkdir(exist_ok=True)
     shutil.copy2(REPO / "tools" / "exercise", dest / "tools" / "exercise")
+    if (dest / "tools" / "tutkit").exists():
+        shutil.rmtree(dest / "tools" / "tutkit")
+    shutil.copytree(REPO / "tools" / "tutkit", dest / "tools" / "tutkit", ignore=ignore)
 
 
 def configured_archs(build):
@@ -776,8 +760,7 @@ def cmd_grade(args):
         if f is not None:
             shutil.copy2(f, src / e["files"]["exercise"])
     archs = args.gpu_archs or configured_archs(args.build)
-    if not is_configured(gbuild):
-        ensure_configured(gbuild, src, [f"-Dgpu_archs={archs}"])
+    ensure_configured(gbuild, src, [f"-Dgpu_archs={archs}"])
 
     results = []
     to_run = []
@@ -908,9 +891,9 @@ def write_junit(path, report):
 # ---------------------------------------------------------------------------------------------------
 
 
-def main(argv=None):
-    p = argparse.ArgumentParser(prog="tools/exercise", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv):
+    p = ArgumentParser(prog="tools/exercise")
+    p.description = __doc__  # printed as written: its command table is laid out by hand
     p.add_argument("--build", type=Path, default=None, help="build dir (default: $TUT_BUILD_DIR or build/)")
     sub = p.add_subparsers(dest="command", required=True, metavar="command")
 
@@ -953,14 +936,4 @@ def main(argv=None):
     args.build_given = bool(args.build_sub or args.build)
     build = args.build_sub or args.build or default_build_dir()
     args.build = Path(build).resolve()
-    try:
-        return args.fn(args)
-    except ToolError as e:
-        print(f"tools/exercise: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return args.fn(args)
