@@ -1,5 +1,6 @@
-"""Installs what tools/check and tools/tour need, other than the CUDA Toolkit and Python 3, and says what it
-did. Used by both commands (tools/check runs this file; tools/tour imports it).
+"""Installs what tools/check, tools/tour and tools/exercise need, other than the CUDA Toolkit and Python 3, and
+says what it did. tools/check runs this file; tools/tour and tools/exercise (check, measure, verify, grade)
+import it.
 
   meson and ninja   meson >= 1.0.1 and ninja on PATH are used as they are. Otherwise both are installed from
                     PyPI into a project-local virtual environment, .venv/ (ignored by git), and reused from
@@ -30,7 +31,7 @@ class BootstrapError(Exception):
     """One line saying what is missing and what to run."""
 
 
-PREFIX = os.environ.get("TUT_TOOL", "bootstrap")  # the command the messages speak for (tools/check, tools/tour)
+PREFIX = os.environ.get("TUT_TOOL", "bootstrap")  # the command the messages speak for (tools/check, tour, ...)
 
 
 def say(msg):

@@ -18,8 +18,25 @@ MARGIN_MARK = " kept for the "
 
 
 def short_test_name(name):
-    """'cuda-optimisation-tutorial:gpu+05-scan-baseline / 05-scan-baseline' -> '05-scan-baseline'."""
-    return name.split(" / ", 1)[1] if " / " in name else name
+    """The test's own name from the one meson's log gives it: meson 1.0 writes
+    'cuda-optimisation-tutorial:gpu+05-scan-baseline / 05-scan-baseline', meson 1.12
+    'gpu+05-scan-baseline - cuda-optimisation-tutorial:05-scan-baseline'; both -> '05-scan-baseline'."""
+    return name.split(" / ")[-1].split(":")[-1]
+
+
+def read_testlog_records(path):
+    """{short test name: the log's record (result, duration, stdout, ...)} of a JSON test log; {} when
+    the log does not exist (nothing ran)."""
+    records = {}
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.strip():
+                    record = json.loads(line)
+                    records[short_test_name(record["name"])] = record
+    except FileNotFoundError:
+        pass
+    return records
 
 
 def parse_testlog(text):
