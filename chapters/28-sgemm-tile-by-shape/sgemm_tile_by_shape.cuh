@@ -35,8 +35,9 @@ struct Tile128x256 {  // chapter 27's stage: 16 x 8 per thread, 256 threads, 1 b
   static constexpr const char* kName = "128x256";
   static constexpr TileEfficiency kEfficiency = kEfficiency128x256;
 };
-// 8 x 8 per thread, 128 threads. __launch_bounds__ asks for 3 blocks per SM (168 registers); ptxas needs no
-// more than 128, so the occupancy calculator gives 4 on sm_90 (the H100 run read 4).
+// 8 x 8 per thread, 128 threads. __launch_bounds__ asks for 3 blocks per SM (168 registers); ptxas (CUDA 13.0,
+// sm_90) uses 127, so the occupancy calculator gives 4 (the H100 run read 4). Asking for 4 makes it spill.
+// Chapter 29's partial-sum kernel of this tile uses 159 (float4 path): 3 per SM.
 struct Tile64x128 {
   using Config = sgemm_tuned::TileConfig<64, 128, 16, 32, 64, 4, 3, 1, 3>;
   static constexpr const char* kName = "64x128";
