@@ -1,17 +1,17 @@
 // Chapter 28: SGEMM at every shape, part 1: the tile configuration chosen per shape.
 //
 // Chapter 27's kernel (sgemm_tuned.cuh, included, not copied) is the building block. Its stage, a
-// 128 x 256 tile at one block per SM, is the fastest where C has many tiles (4096^3: 512 tiles, 3.9 waves
-// of 132), and loses where it has few or where the last wave is nearly empty (1024^3: 32 tiles for 132 SMs;
-// 3072^3: 288 tiles, 2.18 waves, so the third wave runs 18% full). This chapter keeps a small set of
-// configurations of the same kernel and picks one per shape with the wave model of shape_model.hpp, from the
-// SM count and each configuration's blocks per SM, both read from the device once in the set-up.
+// 128 x 256 tile at one block per SM, is the fastest where C has many tiles (4096^3: 512 tiles, 4 per SM of
+// 132), and loses where it has few (1024^3: 32 tiles for 132 SMs) or where the last round of blocks is
+// nearly empty (3072^3: 288 tiles = 2.18 per SM, so the busiest SMs run 3 and the others 2). The second
+// configuration, 64 x 128 at 4 blocks per SM, holds as many accumulators per SM (32768) in blocks a quarter
+// the size: 4x as many blocks fall more evenly on the SMs (3072^3: 1152 blocks, 9 on the busiest SM where
+// 8.73 is the mean), and where there are fewer blocks than SMs, each one is a quarter of the work. The model
+// of shape_model.hpp picks one per shape from the SM count and each configuration's blocks per SM, both read
+// from the device once in the set-up, and its measured efficiencies.
 //
-// The candidates differ in the product that fixes a wave's work, blocks per SM x tile area: the 16 x 8
-// and 8 x 8 thread tiles of chapter 27 hold 32768 accumulators per SM whatever the tile (1 x 128 x 256,
-// 2 x 128 x 128), so they quantise alike; 192 x 128 (1 per SM) and 96 x 128 (2 per SM)
-// hold 24576, and so does 64 x 128 at 3 per SM (4 would cap it at 128 registers, and it spills there), so
-// their waves are 3/4 as long and fall differently on the SM count (3072^3: 2.91 waves).
+// The first GPU run (H100) also measured 128 x 128 (2 per SM), 192 x 128 and 96 x 128 (the 3/4-wave tiles):
+// none won at any shape (README "Calibration"), so they are not candidates any more.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -27,40 +27,26 @@
 
 namespace sgemm_shapes {
 
-// The candidates, best efficiency first (the first is the default the model must beat by kSwitchMargin).
-// kEfficiency: the share of the FP32 peak at 4096^3 on the H200, from chapter 27's measured table where the
-// configuration was measured there (README "Variants measured"); for the two new tiles, assumed equal to the
-// measured configuration with the same thread tile. The GPU run of --variant all checks them.
+// The candidates; the first is the default that any other plan must beat by kSwitchMargin. Their
+// efficiencies are the fitted ones of shape_model.hpp (measured on the H100; README "Calibration").
 //                                              BM   BN  BK  WM  WN lanesM stages groupM minBlocks
 struct Tile128x256 {  // chapter 27's stage: 16 x 8 per thread, 256 threads, 1 block per SM
   using Config = sgemm_tuned::TileConfig<128, 256, 16, 64, 64, 4, 3, 1, 1>;
   static constexpr const char* kName = "128x256";
-  static constexpr double kEfficiency = 0.691;  // measured (chapter 27, 4096^3: 69.1% of peak)
+  static constexpr TileEfficiency kEfficiency = kEfficiency128x256;
 };
-struct Tile128x128 {  // 8 x 8 per thread, 256 threads, 2 blocks per SM
-  using Config = sgemm_tuned::TileConfig<128, 128, 16, 32, 64, 4, 3, 1, 2>;
-  static constexpr const char* kName = "128x128";
-  static constexpr double kEfficiency = 0.682;  // measured (chapter 27, 4096^3: 68.2%)
-};
-struct Tile192x128 {  // 16 x 8 per thread, 192 threads, 1 block per SM: 3/4 of the 128 x 256 wave
-  using Config = sgemm_tuned::TileConfig<192, 128, 24, 64, 64, 4, 3, 1, 1>;
-  static constexpr const char* kName = "192x128";
-  static constexpr double kEfficiency = 0.691;  // assumed: the 16 x 8 thread tile of 128x256
-};
-struct Tile96x128 {  // 8 x 8 per thread, 192 threads, 2 blocks per SM: 3/4 of the 128 x 128 wave
-  using Config = sgemm_tuned::TileConfig<96, 128, 24, 32, 64, 4, 3, 1, 2>;
-  static constexpr const char* kName = "96x128";
-  static constexpr double kEfficiency = 0.682;  // assumed: the 8 x 8 thread tile of 128x128
-};
-struct Tile64x128 {  // 8 x 8 per thread, 128 threads, 3 blocks per SM (4 spill at 128 registers): 3/4 wave
+// 8 x 8 per thread, 128 threads. __launch_bounds__ asks for 3 blocks per SM (168 registers); ptxas (CUDA 13.0,
+// sm_90) uses 127, so the occupancy calculator gives 4 (the H100 run read 4). Asking for 4 makes it spill.
+// Chapter 29's partial-sum kernel of this tile uses 159 (float4 path): 3 per SM.
+struct Tile64x128 {
   using Config = sgemm_tuned::TileConfig<64, 128, 16, 32, 64, 4, 3, 1, 3>;
   static constexpr const char* kName = "64x128";
-  static constexpr double kEfficiency = 0.682;  // assumed: the 8 x 8 thread tile of 128x128
+  static constexpr TileEfficiency kEfficiency = kEfficiency64x128;
 };
-using Tiles = std::tuple<Tile128x256, Tile128x128, Tile192x128, Tile96x128, Tile64x128>;
+using Tiles = std::tuple<Tile128x256, Tile64x128>;
 
 // sm_90's 227 KiB per block holds every candidate; sm_75's 64 KiB does not hold 128x256 (72.8 KiB).
-static_assert(Tile128x256::Config::kSharedBytes <= 227 * 1024 && Tile192x128::Config::kSharedBytes <= 227 * 1024,
+static_assert(Tile128x256::Config::kSharedBytes <= 227 * 1024 && Tile64x128::Config::kSharedBytes <= 227 * 1024,
               "every candidate fits in an sm_90 block");
 
 // Blocks of chapter 27's kernel for this configuration that one SM holds at once (registers, shared memory,

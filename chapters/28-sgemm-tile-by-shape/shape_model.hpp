@@ -1,23 +1,25 @@
 // Chapters 28 and 29: the model that chooses a tile configuration (and, in chapter 29, a split of K) for a
 // GEMM shape. Plain C++ with no CUDA, so the host tests check the arithmetic on any machine.
 //
-// A configuration c computes tiles of block_m x block_n outputs; the GPU holds blocks_per_sm of its blocks
-// on each of its SMs at once (from registers and shared memory: the CUDA occupancy calculator, asked on the
-// device in the chapter's set-up). With the K sum cut into `splits` ranges of k_per_split (a multiple of the
-// slice depth block_k), one launch runs
-//     blocks = tiles x splits,  slots = SMs x blocks_per_sm,  waves = ceil(blocks / slots)
-// and every wave costs what a full one costs: the SMs of a part-filled last wave finish no earlier (each
-// block runs at the speed of a block among blocks_per_sm), the others idle. One wave takes
-//     blocks_per_sm x block_m x block_n x (k_per_split + stages x block_k) multiply-adds per SM
-// at efficiency x the SM's FP32 peak; stages x block_k is the pipeline's fill and drain, paid once per block.
-// Chapter 29 adds, for splits > 1, the reduction: the workspace written and read once (splits x m x n
-// floats each way) and C written (read too when beta != 0), at the DRAM peak, plus one more launch.
+// A configuration c computes tiles of block_m x block_n outputs; an SM holds up to blocks_per_sm of its
+// blocks at once (registers, shared memory: the occupancy calculator, asked on the device in the set-up).
+// With the K sum cut into `splits` ranges of k_per_split (a multiple of the slice depth block_k), one launch
+// runs blocks = tiles x splits. The block scheduler deals them out as slots free up, so the busiest SM runs
+//     per_sm = ceil(blocks / SMs)
+// of them, resident = min(per_sm, blocks_per_sm) at a time, and the launch lasts as long as that SM:
+//     per_sm x block_m x block_n x (k_per_split + stages x block_k) multiply-adds / (rate(resident) x SM peak)
+// stages x block_k is the pipeline's fill and drain, paid once per block. rate(r) (rate_of): a full SM
+// reaches efficiency.full of its peak, one block alone efficiency.single (a lone 128-thread block cannot hide
+// its own latencies), linear between. The quantum is one block per SM, not one wave of
+// blocks_per_sm: the first GPU run showed that a 3/4-full last wave of small blocks costs 3/4 of a wave.
+// Chapter 29 adds, for splits > 1, the reduction: one more launch, the workspace read once (splits x m x n
+// floats; the partial-sum kernel writes it in place of C) and C written (read too when beta != 0).
 //
-// The configuration with the smallest predicted time wins, except that one that is not the first
-// (the largest-efficiency default) must win by kSwitchMargin: the efficiencies are measured at 4096^3 or
-// assumed, so a prediction a few percent better is within the model's error.
+// The plan with the smallest predicted time wins, except that one other than the first configuration
+// without a split (chapter 27's stage) must win by kSwitchMargin: the efficiencies are known to about 2%.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -27,12 +29,40 @@
 
 namespace sgemm_shapes {
 
+// ---- The model's constants, in one place, each with where it was measured ----------------------------------
+// Fitted from chapters/29-sgemm-split-k/results/h100-03ce2f5/candidates.csv (NVIDIA H100 80GB HBM3, 132 SMs,
+// CUDA 13.0, 2026-11-25, commit 03ce2f5): for each candidate at each of 5 shapes, the efficiency its time
+// implies under the model above (predicted time at efficiency 1 / measured time); the README's "Calibration"
+// table lists them.
+struct TileEfficiency {
+  double full;    // rate of an SM that holds blocks_per_sm blocks, as a share of its FP32 peak
+  double single;  // rate of an SM that holds one block
+};
+// 128 x 256, 1 block/SM: 0.713 0.737 0.722 0.731 0.731 (1024^3, 3072^3, 4096^3, 128x4096x4096,
+// 1024x1024x16384; one block per SM at every shape, so full == single).
+constexpr TileEfficiency kEfficiency128x256{0.727, 0.727};
+// 64 x 128, 4 blocks/SM on sm_90: full 0.714 0.720 (3072^3, 4096^3: 9 and 16 blocks per SM); one block per
+// SM 0.512 0.557 0.578 (1024^3, 128x4096x4096, 1024x1024x16384: 128, 64, 128 blocks for 132 SMs).
+constexpr TileEfficiency kEfficiency64x128{0.717, 0.55};
+// The reduction's launch and the partial-sum kernel's tail, beyond its bytes at the DRAM peak: 3 us fits the
+// split candidates whose workspace stays in L2 (1024^3, 128x4096x4096 at 2, 4, 8 splits) within 2 us.
+constexpr double kLaunchSeconds = 3e-6;
+// The reduction's bytes move at this share of the theoretical DRAM peak (same fit: 1.0 within its noise;
+// a workspace of up to ~40 MiB is read from L2, larger ones from DRAM).
+constexpr double kReductionDramShare = 1.0;
+// A plan other than the first configuration without a split must be predicted this much faster to be
+// chosen: the efficiencies above scatter by about 2% between shapes.
+constexpr double kSwitchMargin = 0.03;
+// Workspace cap of the split-K model: 256 MiB (the slices of partial sums, splits x m x n floats).
+constexpr std::uint64_t kMaxWorkspaceBytes = std::uint64_t{256} << 20;
+// -------------------------------------------------------------------------------------------------------------
+
 // What the model needs of one tile configuration.
 struct TileModel {
   std::string name;      // "128x256"
   int block_m = 0, block_n = 0, block_k = 0, stages = 0;
   int blocks_per_sm = 0; // resident blocks per SM (occupancy calculator)
-  double efficiency = 0; // share of the FP32 peak one full SM reaches with this configuration
+  TileEfficiency efficiency{0, 0};
 };
 
 // What the GPU offers.
@@ -42,21 +72,13 @@ struct GpuModel {
   double peak_dram_gbps = 0;      // theoretical DRAM bandwidth
 };
 
-// One more kernel launch back to back on a stream (the reduction) costs about this much (an assumption of
-// the model, for the GPU run to check; it only matters for problems of a few microseconds).
-constexpr double kLaunchSeconds = 2e-6;
-// A configuration other than the first must be predicted this much faster to be chosen.
-constexpr double kSwitchMargin = 0.05;
-// Workspace cap of the split-K model: 256 MiB (the slices of partial sums, splits x m x n floats).
-constexpr std::uint64_t kMaxWorkspaceBytes = std::uint64_t{256} << 20;
-
 struct Plan {
   int config = -1;            // index into the candidates
   int splits = 1;             // 1: no split, the tile kernel writes C
   int k_per_split = 0;        // a multiple of block_k (k when splits == 1)
-  long long tiles = 0, blocks = 0, slots = 0, waves = 0;
-  double fill = 0;            // blocks / (waves x slots): how full the waves are on average
-  double last_wave_fill = 0;  // the last wave's share of slots
+  long long tiles = 0, blocks = 0, slots = 0;
+  long long per_sm = 0;       // blocks on the busiest SM: ceil(blocks / SMs)
+  int resident = 0;           // of those, resident at a time: min(per_sm, blocks_per_sm)
   double mma_seconds = 0, reduce_seconds = 0;
   double seconds() const { return mma_seconds + reduce_seconds; }
   std::uint64_t workspace_bytes = 0;  // splits x m x n floats when splits > 1
@@ -64,12 +86,21 @@ struct Plan {
 
 inline long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
+// An SM's rate, as a share of its peak, with `resident` blocks of configuration t: measured at one block and at
+// blocks_per_sm, assumed linear between (the first GPU run measured no 64x128 plan with 2 or 3 per SM).
+inline double rate_of(const TileModel& t, int resident) {
+  if (t.blocks_per_sm <= 1 || resident >= t.blocks_per_sm) return t.efficiency.full;
+  const double between = static_cast<double>(std::max(resident, 1) - 1) / (t.blocks_per_sm - 1);
+  return t.efficiency.single + between * (t.efficiency.full - t.efficiency.single);
+}
+
 // The prediction for configuration `index` of `tiles` at (m, n, k) with `splits` ranges of K.
 inline Plan predict(const std::vector<TileModel>& tiles, int index, const GpuModel& gpu, long long m, long long n,
                     long long k, int splits, bool beta_nonzero = true) {
   const TileModel& t = tiles.at(static_cast<std::size_t>(index));
-  if (gpu.sms <= 0 || t.blocks_per_sm <= 0 || t.efficiency <= 0 || gpu.peak_fp32_gflops <= 0)
-    throw std::invalid_argument("shape model: SM count, blocks per SM, efficiency and peak must be positive");
+  if (gpu.sms <= 0 || t.blocks_per_sm <= 0 || t.efficiency.full <= 0 || t.efficiency.single <= 0 ||
+      gpu.peak_fp32_gflops <= 0 || gpu.peak_dram_gbps <= 0)
+    throw std::invalid_argument("shape model: SM count, blocks per SM, efficiencies and peaks must be positive");
   if (m < 0 || n < 0 || k < 0 || splits < 1) throw std::invalid_argument("shape model: negative size or split < 1");
   Plan p;
   p.config = index;
@@ -80,18 +111,18 @@ inline Plan predict(const std::vector<TileModel>& tiles, int index, const GpuMod
   p.tiles = ceil_div(m, t.block_m) * ceil_div(n, t.block_n);
   p.blocks = p.tiles * p.splits;
   p.slots = static_cast<long long>(gpu.sms) * t.blocks_per_sm;
-  p.waves = ceil_div(p.blocks, p.slots);
-  p.fill = p.waves ? static_cast<double>(p.blocks) / (static_cast<double>(p.waves) * p.slots) : 0.0;
-  p.last_wave_fill = p.waves ? static_cast<double>(p.blocks - (p.waves - 1) * p.slots) / p.slots : 0.0;
+  p.per_sm = ceil_div(p.blocks, gpu.sms);
+  p.resident = static_cast<int>(std::min<long long>(p.per_sm, t.blocks_per_sm));
+  const double rate = rate_of(t, p.resident);
   const double sm_macs_per_second = gpu.peak_fp32_gflops * 1e9 / 2.0 / gpu.sms;
-  const double wave_macs = static_cast<double>(t.blocks_per_sm) * t.block_m * t.block_n *
-                           (static_cast<double>(per * t.block_k) + static_cast<double>(t.stages) * t.block_k);
-  p.mma_seconds = p.waves * wave_macs / (t.efficiency * sm_macs_per_second);
+  const double block_macs = static_cast<double>(t.block_m) * t.block_n *
+                            (static_cast<double>(per * t.block_k) + static_cast<double>(t.stages) * t.block_k);
+  p.mma_seconds = p.per_sm ? p.per_sm * block_macs / (rate * sm_macs_per_second) : 0.0;
   if (p.splits > 1) {
     const double mn = static_cast<double>(m) * n;
     p.workspace_bytes = static_cast<std::uint64_t>(p.splits) * static_cast<std::uint64_t>(m) * n * sizeof(float);
-    const double bytes = 2.0 * p.splits * mn * sizeof(float) + (beta_nonzero ? 2.0 : 1.0) * mn * sizeof(float);
-    p.reduce_seconds = bytes / (gpu.peak_dram_gbps * 1e9) + kLaunchSeconds;
+    const double bytes = (p.splits + (beta_nonzero ? 2.0 : 1.0)) * mn * sizeof(float);
+    p.reduce_seconds = bytes / (kReductionDramShare * gpu.peak_dram_gbps * 1e9) + kLaunchSeconds;
   }
   return p;
 }
@@ -114,8 +145,8 @@ inline Plan choose(const std::vector<TileModel>& tiles, const GpuModel& gpu, lon
   return best;
 }
 
-// "128x256 tiles, split 4 (K 256 each): 128 blocks = 0.97 waves of 132 (1 block/SM), last wave 97% full;
-// predicted 41.2 us (MMA 35.0 + reduction 6.2)".
+// "64x128 tiles, split 4 (K 256 each, workspace 16384 KiB): 512 blocks, 4 per SM of 132 (4 resident at a
+// time, 4 fit); predicted 64.5 us (multiply 54.1 + reduction 10.4)".
 inline std::string explain(const std::vector<TileModel>& tiles, const Plan& p) {
   const TileModel& t = tiles.at(static_cast<std::size_t>(p.config));
   char buf[512];
@@ -123,11 +154,10 @@ inline std::string explain(const std::vector<TileModel>& tiles, const Plan& p) {
                                          " each, workspace " + std::to_string(p.workspace_bytes >> 10) + " KiB)"
                                    : std::string(", no split");
   std::snprintf(buf, sizeof buf,
-                "%s tiles%s: %lld blocks = %.2f waves of %lld (%d block%s/SM), last wave %.0f%% full; predicted "
-                "%.1f us (multiply %.1f + reduction %.1f)",
-                t.name.c_str(), split.c_str(), p.blocks, p.slots ? static_cast<double>(p.blocks) / p.slots : 0.0,
-                p.slots, t.blocks_per_sm, t.blocks_per_sm == 1 ? "" : "s", 100.0 * p.last_wave_fill,
-                p.seconds() * 1e6, p.mma_seconds * 1e6, p.reduce_seconds * 1e6);
+                "%s tiles%s: %lld blocks, %lld on the busiest of %lld SMs (%d resident at a time, %d fit); "
+                "predicted %.1f us (multiply %.1f + reduction %.1f)",
+                t.name.c_str(), split.c_str(), p.blocks, p.per_sm, t.blocks_per_sm ? p.slots / t.blocks_per_sm : 0,
+                p.resident, t.blocks_per_sm, p.seconds() * 1e6, p.mma_seconds * 1e6, p.reduce_seconds * 1e6);
   return buf;
 }
 

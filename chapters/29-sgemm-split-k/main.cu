@@ -3,6 +3,7 @@
 // candidates stay runnable (--variant splitk-<tile>-s<splits>, or --variant all) to measure the model.
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gemm/gemm_workload.cuh"
@@ -10,9 +11,10 @@
 
 namespace {
 
-// The fixed candidates: the two measured tiles of chapter 28 (indices in sgemm_shapes::Tiles) at 2, 4 and 8
-// splits. (Split 1 of each is chapter 28's tile-<BMxBN> variant.)
+// The fixed candidates: both tiles of chapter 28 (128x256 and 64x128, indices in sgemm_shapes::Tiles) at 2, 4
+// and 8 splits. (Split 1 of each is chapter 28's tile-<BMxBN> variant.)
 constexpr int kFixedTiles[] = {0, 1};
+static_assert(std::tuple_size<sgemm_shapes::Tiles>::value == 2, "kFixedTiles lists every tile of chapter 28");
 constexpr int kFixedSplits[] = {2, 4, 8};
 
 tut::gemm::GemmVariant split_variant(std::shared_ptr<sgemm_split_k::SplitDispatcher> d, std::string name,
