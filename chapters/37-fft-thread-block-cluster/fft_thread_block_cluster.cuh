@@ -160,7 +160,12 @@ __global__ void __maxnreg__((ClusterPlan<N, S>::kMaxRegisters))
   cluster.sync();
 
   // 3. Gather: row k1 = rank R + r, its values j2 = t + i T2 from the tiles of blocks j2 / W.
-  const int r = row_of<P>(threadIdx.x), t = row_thread<P>(threadIdx.x);
+  const int r = row_of<P>(threadIdx.x);
+  int t = row_thread<P>(threadIdx.x);
+  // Where W = R (N = 65536) t equals the column phase's t, and the compiler keeps that phase's twiddles live
+  // for the row FFT (about 30 registers all along: 716 bytes of spills at 64 registers). Hiding t's value
+  // from it makes the row phase compute its own.
+  asm volatile("" : "+r"(t));
   const int k1 = rank * P::R + r;
 #pragma unroll
   for (int i = 0; i < E; ++i) {
@@ -221,16 +226,20 @@ struct Residency {
   int active_clusters = 0;  // cudaOccupancyMaxActiveClusters: clusters resident at once on the GPU
 };
 
-// One configuration of the kernel for both lengths. Its per-device state is written by set_up() and only read
-// by launches.
-template <class S>
+// One configuration of the kernel at the lengths 2^kFrom .. 2^kTo of 32768 and 65536 (only those kernels are
+// built: a shape whose registers spill at one length leaves it out). Its per-device state is written by
+// set_up() and only read by launches.
+template <class S, int kFrom = kFirstLog2n, int kTo = kLastLog2n>
 struct Cluster {
+  static_assert(kFrom >= kFirstLog2n && kFrom <= kTo && kTo <= kLastLog2n, "lengths within 32768 .. 65536");
+  static constexpr int kMinLog2n = kFrom, kMaxLog2n = kTo;
   template <int N>
   using Plan = ClusterPlan<N, S>;
 
   // True when the current device can run this configuration at 2^log2n: clusters, and the block's shared memory
   // within the opt-in limit. Asked before set-up too (the workload sizes the workspace first).
   static bool fits(int log2n) {
+    if (log2n < kFrom || log2n > kTo) return false;
     int opt_in = 0;
     TUT_CUDA_CHECK(cudaDeviceGetAttribute(&opt_in, cudaDevAttrMaxSharedMemoryPerBlockOptin, current_device()));
     const std::size_t bytes = log2n == kFirstLog2n ? Plan<32768>::kSharedBytes : Plan<65536>::kSharedBytes;
@@ -248,8 +257,8 @@ struct Cluster {
   static unsigned set_up() {
     const int device = current_device();
     unsigned cannot = 0;
-    cannot |= set_up_length<32768>(device) ? 0u : 1u << kFirstLog2n;
-    cannot |= set_up_length<65536>(device) ? 0u : 1u << kLastLog2n;
+    if constexpr (kFrom == kFirstLog2n) cannot |= set_up_length<32768>(device) ? 0u : 1u << kFirstLog2n;
+    if constexpr (kTo == kLastLog2n) cannot |= set_up_length<65536>(device) ? 0u : 1u << kLastLog2n;
     return cannot;
   }
 
@@ -258,14 +267,16 @@ struct Cluster {
   // One batched FFT at N = 32768 or 65536 (throws otherwise). Needs set_up() on this device first.
   static void launch(const float2* in, float2* out, int log2n, long long batch, void* workspace,
                      cudaStream_t stream) {
-    tut::fft::require_length("fft_cluster::Cluster::launch", log2n, kFirstLog2n, kLastLog2n);
+    tut::fft::require_length("fft_cluster::Cluster::launch", log2n, kFrom, kTo);
     if (batch <= 0) return;
     const Residency& here = residency(log2n);
     if (!here.ready)
       throw std::logic_error("37: setup_fft_cluster() was not called on this device before a launch");
     if (!here.fits) return fft_tuned::fft_tuned(in, out, log2n, batch, workspace, stream);  // set-up said so
-    if (log2n == kFirstLog2n) return launch_length<32768>(in, out, batch, stream);
-    launch_length<65536>(in, out, batch, stream);
+    if constexpr (kFrom == kFirstLog2n) {
+      if (log2n == kFirstLog2n) return launch_length<32768>(in, out, batch, stream);
+    }
+    if constexpr (kTo == kLastLog2n) launch_length<65536>(in, out, batch, stream);
   }
 
  private:
@@ -303,17 +314,21 @@ struct Cluster {
 };
 
 // ---- The configurations: the stage and the on-demand candidates (one list, read by setup and main.cu) -------
-// The stage's shape is a prediction until the GPU run's --variant all at N = 32768 and 65536 picks it (README
-// "Variants"): C = 8 blocks of N / 8 values (32 / 64 KiB: several blocks per SM), E = 16, one shared tile.
-using Stage = Cluster<Shape<8, 16, 2>>;
-using C4 = Cluster<Shape<4, 16>>;               // 4 blocks of 64 / 128 KiB: fewer, larger blocks
-using C8E32 = Cluster<Shape<8, 32>>;            // E = 32: two radix-32 passes where E = 16 takes 16 . 16 / 16 . 8
-using C8Split = Cluster<Shape<8, 16, 2, true>>;  // the row phase in its own buffer: the second barrier split
+// The stage's shapes are a prediction until the GPU run's --variant all at N = 32768 and 65536 picks them (README
+// "Variants"): C = 8 blocks of N / 8 values (32 / 64 KiB: several blocks per SM), E = 16, one shared tile; the
+// register cap at 32768 lets three blocks of 256 threads in (80 registers, as ptxas took uncapped); at 65536
+// (512 threads) the cap for two blocks, 64, spills (68 bytes, CUDA 13.0), so the stage takes 128 and one block.
+using StageShort = Cluster<Shape<8, 16, 3>, kFirstLog2n, kFirstLog2n>;
+using StageLong = Cluster<Shape<8, 16>, kLastLog2n, kLastLog2n>;
+using C4 = Cluster<Shape<4, 16, 2>, kFirstLog2n, kFirstLog2n>;  // 4 blocks of 64 KiB (at 65536: 1024 threads, spills)
+using C8E32 = Cluster<Shape<8, 32>, kFirstLog2n, kFirstLog2n>;  // E = 32 (radix 32 . 4 / 32 . 8); spills at 65536
+using C8Split = Cluster<Shape<8, 16, 0, true>>;  // the row phase in its own buffer: the second barrier split
 
 // Runs fn(name, Config) for every configuration above (setup and the summary's residency table).
 template <class F>
 void for_each_configuration(F&& fn) {
-  fn("fft-thread-block-cluster", Stage{});
+  fn("fft-thread-block-cluster", StageShort{});
+  fn("fft-thread-block-cluster", StageLong{});
   fn("c4", C4{});
   fn("c8-e32", C8E32{});
   fn("c8-split", C8Split{});
@@ -345,17 +360,17 @@ inline void setup_fft_cluster() {
 
 // The stage, by length: chapter 36's stage up to 16384, the cluster kernel at 32768 and 65536, chapter 35's
 // four-step above.
-inline bool is_cluster_length(int log2n) { return log2n == kFirstLog2n || log2n == kLastLog2n; }
-
 inline std::size_t stage_workspace_bytes(int log2n, long long batch) {
-  if (is_cluster_length(log2n)) return Stage::workspace_bytes(log2n, batch);
+  if (log2n == kFirstLog2n) return StageShort::workspace_bytes(log2n, batch);
+  if (log2n == kLastLog2n) return StageLong::workspace_bytes(log2n, batch);
   return fft_one_block_large::stage_workspace_bytes(log2n, batch);
 }
 
 inline void fft_thread_block_cluster(const float2* in, float2* out, int log2n, long long batch, void* workspace,
                                      cudaStream_t stream) {
   tut::fft::require_length("fft_cluster::fft_thread_block_cluster", log2n, kMinLog2n, kMaxLog2n);
-  if (is_cluster_length(log2n)) return Stage::launch(in, out, log2n, batch, workspace, stream);
+  if (log2n == kFirstLog2n) return StageShort::launch(in, out, log2n, batch, workspace, stream);
+  if (log2n == kLastLog2n) return StageLong::launch(in, out, log2n, batch, workspace, stream);
   fft_one_block_large::fft_one_block_large(in, out, log2n, batch, workspace, stream);
 }
 

@@ -6,7 +6,6 @@
 #include <functional>
 #include <ostream>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "fft_chapter.cuh"
@@ -16,26 +15,12 @@
 namespace {
 namespace cluster = fft_cluster;
 
-tut::fft::FftVariant variant(const std::string& name, const std::string& description, int min_log2n, int max_log2n,
-                             std::function<std::size_t(int, long long)> workspace, tut::fft::FftLaunch launch,
-                             bool on_demand, std::function<void()> setup) {
-  tut::fft::FftVariant v;
-  v.name = name;
-  v.description = description;
-  v.min_log2n = min_log2n;
-  v.max_log2n = max_log2n;
-  v.workspace_bytes = std::move(workspace);
-  v.launch = std::move(launch);
-  v.on_demand = on_demand;
-  v.setup = std::move(setup);  // run by the workload's setup(), before any checked, timed or profiled run
-  return v;
-}
-
-// A launch-shape candidate: N = 32768 and 65536 only, on demand.
+// A launch-shape candidate: N = 32768 and/or 65536 only, on demand.
 template <class Config>
 tut::fft::FftVariant candidate(const std::string& name, const std::string& description) {
-  return variant(name, description, cluster::kFirstLog2n, cluster::kLastLog2n, Config::workspace_bytes,
-                 Config::launch, true, cluster::setup_fft_cluster);
+  // FftVariant's fields in order: name, description, lengths, workspace, set-up, launch, known defect, on demand.
+  return {name, description, Config::kMinLog2n, Config::kMaxLog2n, Config::workspace_bytes,
+          cluster::setup_fft_cluster, Config::launch, "", true};
 }
 
 // After the table: how many clusters of each configuration the GPU holds at once (cudaOccupancyMaxActiveClusters,
@@ -72,25 +57,26 @@ void residency_summary(std::ostream& os, const tut::DeviceInfo& info, const tut:
 
 // The stage first, then chapter 36's stage and the launch-shape candidates (on demand; N = 32768 and 65536 only).
 std::vector<tut::fft::FftVariant> cluster_variants() {
-  const tut::fft::FftVariant stage = variant(
+  const tut::fft::FftVariant stage{
       "fft-thread-block-cluster",
-      "N=32768,65536: one signal per cluster of 8 blocks, four-step 128x256 / 256x256, column FFTs, transpose "
-      "through distributed shared memory, row FFTs; E = 16; one read and one write; other N: chapter 36's stage",
-      cluster::kMinLog2n, cluster::kMaxLog2n, cluster::stage_workspace_bytes, cluster::fft_thread_block_cluster,
-      false, cluster::setup_fft_cluster);
+      "N=32768,65536: one signal per cluster of 8 blocks (256 / 512 threads, E = 16), four-step 128x256 / 256x256: "
+      "column FFTs, transpose through distributed shared memory, row FFTs; one read and one write; other N: "
+      "chapter 36's stage",
+      cluster::kMinLog2n, cluster::kMaxLog2n, cluster::stage_workspace_bytes, cluster::setup_fft_cluster,
+      cluster::fft_thread_block_cluster, "", false};
   // Chapter 36's stage, for the comparison at the same lengths (its set-up: the shared-memory opt-in).
-  const tut::fft::FftVariant previous = variant(
+  const tut::fft::FftVariant previous{
       "fft-one-block-large", "chapter 36's stage (N = 32768, 65536: chapter 35's four-step through global memory)",
       fft_one_block_large::kMinLog2n, fft_one_block_large::kMaxLog2n, fft_one_block_large::stage_workspace_bytes,
-      fft_one_block_large::fft_one_block_large, true, fft_one_block_large::setup_fft_one_block_large);
+      fft_one_block_large::setup_fft_one_block_large, fft_one_block_large::fft_one_block_large, "", true};
   return {
       stage,
       previous,
-      candidate<cluster::C4>("c4", "4 blocks per cluster of N/4 values (64 / 128 KiB), E = 16, 512 / 1024 threads"),
-      candidate<cluster::C8E32>("c8-e32", "the stage's 8 blocks with E = 32 values per thread (128 / 256 threads)"),
+      candidate<cluster::C4>("c4", "4 blocks per cluster of N/4 values (64 KiB), E = 16, 512 threads"),
+      candidate<cluster::C8E32>("c8-e32", "the stage's 8 blocks with E = 32 values per thread (128 threads)"),
       candidate<cluster::C8Split>("c8-split",
-                                  "the stage's shape with the row phase in its own buffer: the second cluster "
-                                  "barrier split (arrive after the gather, wait before exit)"),
+                                  "8 blocks, E = 16, the row phase in its own buffer: the second cluster barrier "
+                                  "split (arrive after the gather, wait before exit)"),
   };
 }
 
