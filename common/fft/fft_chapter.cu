@@ -5,6 +5,7 @@
 #include <complex>
 #include <cstring>
 #include <iomanip>
+#include <iostream>
 #include <memory>
 #include <sstream>
 #include <utility>
@@ -113,11 +114,11 @@ class FftWorkload final : public Workload {
   std::size_t device_bytes(const Options& opt) const override {
     const int log2n = log2_length(opt);
     const long long batch = static_cast<long long>(opt.size >> log2n);
-    // Every variant this run selects must handle the length (see make_fft_chapter).
-    const bool all = std::find(opt.variants.begin(), opt.variants.end(), "all") != opt.variants.end();
+    // Every variant this run selects must handle the length. "--variant all" selects those that do (the
+    // chapter's resolve step leaves the others out, see make_fft_chapter); a variant named must.
     for (const auto& v : variants_) {
       const bool named = std::find(opt.variants.begin(), opt.variants.end(), v.name) != opt.variants.end();
-      const bool selected = all || named || (opt.variants.empty() && !v.on_demand);
+      const bool selected = named || (opt.variants.empty() && !v.on_demand);
       if (selected && !supports(v, log2n))
         throw UsageError("variant '" + v.name + "' handles --length " + length_text(v.min_log2n) + " to " +
                          length_text(v.max_log2n) + ", not " + length_text(log2n) +
@@ -310,6 +311,23 @@ tut::ChapterSpec make_fft_chapter(const std::string& id, const std::string& titl
   spec.variants.push_back({"cufft", "cufftExecC2C, forward, batched plan made before timing (vendor reference)",
                            true, ""});
   spec.ratio_to = "cufft";
+  // "--variant all" means every variant that handles this --length: the others are left out, with one line.
+  spec.resolve = [variants](ChapterSpec& resolved, const Options& opt) {
+    if (std::find(opt.variants.begin(), opt.variants.end(), "all") == opt.variants.end()) return;
+    const auto it = opt.extra.find("length");
+    const int log2n = checked_log2_length(it == opt.extra.end() ? 1024 : it->second);
+    std::string left_out;
+    for (const auto& v : variants)
+      if (!supports(v, log2n)) {
+        left_out += (left_out.empty() ? "" : ", ") + v.name;
+        resolved.variants.erase(std::remove_if(resolved.variants.begin(), resolved.variants.end(),
+                                               [&](const VariantSpec& s) { return s.name == v.name; }),
+                                resolved.variants.end());
+      }
+    if (!left_out.empty())
+      std::cerr << "note: --variant all at --length " << length_text(log2n) << " leaves out " << left_out
+                << " (see --list for the lengths each handles)\n";
+  };
   spec.extra_options.push_back({"length", "signal length N, a power of two from 8 to 2^24; batch = size / N", 1024,
                                 1ll << kMinLog2n, 1ll << kMaxLog2n});
   auto log = std::make_shared<CheckLog>();

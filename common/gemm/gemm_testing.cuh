@@ -130,6 +130,7 @@ inline void check_planted_bugs(const std::vector<GemmVariant>& variants) {
         GemmProblem p(s.m, s.n, s.k, kDefaultAlpha, kDefaultBeta, seed);
         p.compute_references(false);
         p.reset_c(0);
+        if (v.setup) v.setup(s.m + 1, s.n, s.k);  // the wrong launcher sets up the shape it launches
         v.launch(s.m + 1, s.n, s.k, p.alpha(), p.a_device(), p.b_device(), p.beta(), p.c_device(), 0);
         TUT_CHECK_LAUNCH();
         TUT_CUDA_CHECK(cudaDeviceSynchronize());
@@ -144,6 +145,7 @@ inline void check_planted_bugs(const std::vector<GemmVariant>& variants) {
         GemmProblem p(s.m, s.n, s.k, kDefaultAlpha, kDefaultBeta, seed);
         p.compute_references(false);
         p.reset_c(0);
+        if (v.setup) v.setup(s.m - 1, s.n, s.k);
         v.launch(s.m - 1, s.n, s.k, p.alpha(), p.a_device(), p.b_device(), p.beta(), p.c_device(), 0);
         TUT_CHECK_LAUNCH();
         TUT_CUDA_CHECK(cudaDeviceSynchronize());
@@ -155,6 +157,7 @@ inline void check_planted_bugs(const std::vector<GemmVariant>& variants) {
         GemmProblem p(s.m, s.n, s.k, kDefaultAlpha, 0.0f, seed);
         p.compute_references(false);
         p.reset_c(0);  // beta = 0: C is all NaN
+        if (v.setup) v.setup(s.m, s.n, s.k);
         v.launch(s.m, s.n, s.k, p.alpha(), p.a_device(), p.b_device(), 1e-30f, p.c_device(), 0);
         TUT_CHECK_LAUNCH();
         TUT_CUDA_CHECK(cudaDeviceSynchronize());
