@@ -105,9 +105,10 @@ inline Plan predict(const std::vector<TileModel>& tiles, int index, const GpuMod
   Plan p;
   p.config = index;
   const long long slices = ceil_div(k, t.block_k);
-  const long long per = splits > 1 ? ceil_div(slices, splits) : slices;  // slices per split
-  p.splits = splits > 1 ? static_cast<int>(ceil_div(slices, per)) : 1;   // no empty split
-  p.k_per_split = static_cast<int>(splits > 1 ? per * t.block_k : k);
+  const bool split = splits > 1 && slices > 0;  // K = 0 has nothing to split (C = beta C in one kernel)
+  const long long per = split ? ceil_div(slices, splits) : slices;  // slices per split
+  p.splits = split ? static_cast<int>(ceil_div(slices, per)) : 1;   // no empty split
+  p.k_per_split = static_cast<int>(split ? per * t.block_k : k);
   p.tiles = ceil_div(m, t.block_m) * ceil_div(n, t.block_n);
   p.blocks = p.tiles * p.splits;
   p.slots = static_cast<long long>(gpu.sms) * t.blocks_per_sm;

@@ -76,6 +76,16 @@ TEST_CASE("split: K cut into ranges of whole slices, no empty split, workspace s
   p = predict(t, kBig, h100(), 128, 128, 1000, 3);
   CHECK(p.splits == 3);
   CHECK(p.k_per_split == 336);
+  // K = 0: nothing to split (a fixed split variant asks for 2): one kernel, C = beta C, no workspace. This
+  // divided by zero (SIGFPE) before: the first GPU run of chapter 29's tests found it.
+  for (int splits : {2, 8}) {
+    p = predict(t, kBig, h100(), 17, 19, 0, splits);
+    CHECK(p.splits == 1);
+    CHECK(p.k_per_split == 0);
+    CHECK(p.workspace_bytes == 0);
+  }
+  p = choose(t, h100(), 17, 19, 0, 64);
+  CHECK(p.splits == 1);
 }
 
 TEST_CASE("the fit: every measured candidate of the H100 run (results/h100-03ce2f5) predicted within 8%") {
