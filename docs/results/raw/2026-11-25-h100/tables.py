@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Writes the markdown tables that chapters 18, 29, 36 and 37 cite from this folder's captures (no GPU needed):
+
+  python3 docs/results/raw/2026-11-25-h100/tables.py        # writes tables/*.md beside this file
+  tools/fill-measured docs/results/nvidia-h200.md --extra 18-h100-variants=docs/results/raw/2026-11-25-h100/tables/18-variants.md ...
+
+Every number comes from a CSV or program output in this folder; nothing is typed by hand."""
+import csv
+import math
+import pathlib
+import re
+
+HERE = pathlib.Path(__file__).resolve().parent
+OUT = HERE / "tables"
+PROVENANCE = ("NVIDIA H100 80GB HBM3 (132 SMs), driver 580.159.04, CUDA 13.0, 2026-11-25; {what}, "
+              "[raw]({raw}).")
+
+
+def rows_of(path):
+    return [r for r in csv.DictReader(line for line in open(path) if not line.startswith("#"))]
+
+
+def by_variant(path):
+    return {r["variant"]: r for r in rows_of(path)}
+
+
+def pct(x):
+    return f"{float(x):.1f}"
+
+
+def ratio(x):
+    return f"{float(x):.3f}x" if x not in ("", None) and float(x) > 0 else "–"
+
+
+def scan_variants():
+    m = HERE / "measure-c288e4a" / "ch18"
+    sizes = [("2^28", "variants-int32-sum-2p28.csv"), ("2^30", "variants-int32-sum-2p30.csv")]
+    tables = {s: by_variant(m / f) for s, f in sizes}
+    names = [r["variant"] for r in rows_of(m / sizes[0][1]) if r["variant"] != "cudaMemcpy"]
+    out = ["| int32 sum | " + " | ".join(f"% of `cudaMemcpy` at {s} | vs CUB at {s}" for s, _ in sizes) + " |",
+           "|---|" + "---:|---:|" * len(sizes)]
+    for v in names:
+        cells = []
+        for s, _ in sizes:
+            r = tables[s][v]
+            cells += [pct(r["pct_memcpy"]), ratio(r["speed_vs_ref"]) if v != "cub" else "1.000x"]
+        out.append(f"| `{v}` | " + " | ".join(cells) + " |")
+    out.append("")
+    out.append(PROVENANCE.format(what="working tree of commit c288e4a, `measure.sh`, `--budget-ms 400`",
+                                 raw="../../docs/results/raw/2026-11-25-h100/measure-c288e4a/ch18/"))
+    return "\n".join(out)
+
+
+def scan_types():
+    m = HERE / "measure-c288e4a" / "ch18"
+    out = ["| type, operator (2^28) | stage % of `cudaMemcpy` | CUB % of `cudaMemcpy` | stage vs CUB | bound on the ratio (100 / CUB's %) |",
+           "|---|---:|---:|---:|---:|"]
+    for t in ["int32", "uint32", "int64", "float", "double"]:
+        for op in ["sum", "max"]:
+            f = m / f"types-{t}-{op}-2p28.csv"
+            if not f.exists():
+                continue
+            v = by_variant(f)
+            stage, cub = v["scan-copy-bound"], v["cub"]
+            out.append(f"| {t} {op} | {pct(stage['pct_memcpy'])} | {pct(cub['pct_memcpy'])} | "
+                       f"{ratio(stage['speed_vs_ref'])} | {100.0 / float(cub['pct_memcpy']):.2f}x |")
+    out.append("")
+    out.append(PROVENANCE.format(what="working tree of commit c288e4a, `measure.sh` (the int64 run at 2^30 and the "
+                                 "timeline did not finish inside the call's time limit)",
+                                 raw="../../docs/results/raw/2026-11-25-h100/measure-c288e4a/ch18/"))
+    return "\n".join(out)
+
+
+def gemm_shapes():
+    rows = rows_of(HERE / "measure-c288e4a" / "shapes" / "shapes.csv")
+    out = ["| M × N × K | 29 (stage) / cuBLAS | 28 / cuBLAS | 27 / cuBLAS | 29's plan |", "|---|---:|---:|---:|---|"]
+    logs = []
+    big = []
+    for r in rows:
+        plan = r["choice_29"].split(":")[0]
+        out.append(f"| {r['m']} × {r['n']} × {r['k']} | {float(r['ratio_29']):.3f} | {float(r['ratio_28']):.3f} | "
+                   f"{float(r['ratio_27']):.3f} | {plan} |")
+        logs.append(math.log(float(r["ratio_29"])))
+        if int(r["m"]) * int(r["n"]) * int(r["k"]) >= 2**30:
+            big.append(float(r["ratio_29"]))
+    geo = math.exp(sum(logs) / len(logs))
+    out.append("")
+    out.append(f"Geometric mean of 29 / cuBLAS over the {len(rows)} shapes: **{geo:.3f}**; lowest at ≥ 2^30 "
+               f"multiply-adds: **{min(big):.3f}**; lowest overall: {min(float(r['ratio_29']) for r in rows):.3f}.")
+    out.append("")
+    out.append(PROVENANCE.format(what="working tree of commit c288e4a, `shape_sweep.py`",
+                                 raw="../../docs/results/raw/2026-11-25-h100/measure-c288e4a/shapes/shapes.csv"))
+    return "\n".join(out)
+
+
+def program_table(path, keep):
+    """The variant rows of a program's table output, as markdown."""
+    out = ["| variant | median ms | GB/s | % of `cudaMemcpy` | vs cuFFT | check |", "|---|---:|---:|---:|---:|---|"]
+    for line in open(path):
+        f = line.split()
+        if len(f) >= 13 and re.match(r"^[\w.-]+$", f[0]) and f[0] != "variant" and (keep is None or f[0] in keep):
+            name = f[0] + (" \\*" if f[1] == "*" else "")
+            g = f[2:] if f[1] == "*" else f[1:]
+            out.append(f"| `{f[0]}`{' (reference)' if f[1] == '*' else ''} | {g[1]} | {g[5]} | {g[7]} | {g[10]} | {g[11]} |")
+    return "\n".join(out)
+
+
+def fft36():
+    d = HERE / "fft36-b40c559"
+    parts = []
+    for n in (8192, 16384):
+        parts.append(f"N = {n}, 1 GiB batch:\n\n" + program_table(d / f"c36-all-n{n}.txt", None))
+    parts.append(PROVENANCE.format(what="commit b40c559, `--variant all --size 2^27 --budget-ms 200`",
+                                   raw="../../docs/results/raw/2026-11-25-h100/fft36-b40c559/"))
+    return "\n\n".join(parts)
+
+
+def fft37():
+    d = HERE / "measure-c288e4a"
+    parts = []
+    for n in (32768, 65536):
+        parts.append(f"N = {n}, 1 GiB batch:\n\n" + program_table(d / f"c37-all-n{n}.txt", None))
+    parts.append(PROVENANCE.format(what="working tree of commit c288e4a, `--variant all --budget-ms 200`",
+                                   raw="../../docs/results/raw/2026-11-25-h100/measure-c288e4a/"))
+    return "\n\n".join(parts)
+
+
+def main():
+    OUT.mkdir(exist_ok=True)
+    for name, make in [("18-variants", scan_variants), ("18-types", scan_types), ("29-shapes", gemm_shapes),
+                       ("36-candidates", fft36), ("37-candidates", fft37)]:
+        (OUT / f"{name}.md").write_text(make() + "\n")
+        print(f"wrote {OUT / (name + '.md')}")
+
+
+if __name__ == "__main__":
+    main()
