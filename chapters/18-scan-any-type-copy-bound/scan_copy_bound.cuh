@@ -29,6 +29,7 @@
 #include <type_traits>
 
 #include "cuda_check.cuh"
+#include "setup_registry.cuh"
 // Chapter 17's lesson header: its cp.async copy, status reset sizes and shared-memory plan; its lab's bulk-copy
 // (mbarrier) wrappers. Included, not copied (they move to common/ with the warp-helper refactor).
 #include "../17-scan-lookback-landing-zone/lab/landing_zone_options.cuh"
@@ -568,21 +569,29 @@ inline bool vector_aligned(const void* in, const void* out) {
   return ((reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % kVectorBytes) == 0;
 }
 
-// One-time set-up per device (Workload::setup): the dynamic shared memory above 48 KiB and the largest shared
-// carveout for tuning K. Not thread-safe: one host thread drives the GPUs in this tutorial.
+// The devices on which tuning K's kernel has its shared-memory attributes (one record per tuning).
+template <class K>
+inline tut::PerDevice<tut::SetupDone> shared_memory_allowed;
+
+// One-time set-up of tuning K on the current device (Workload::setup; idempotent): the dynamic shared memory
+// above 48 KiB and the largest shared carveout, as chapter 17 does.
 template <class K>
 inline void setup_scan() {
-  static int planned_device = -1;
-  lz::plan_shared_memory(scan_tiles_kernel<K>, K::kStagedBytes, planned_device);
+  shared_memory_allowed<K>.ensure([] {
+    lz::allow_staged_shared_memory(scan_tiles_kernel<K>, K::kStagedBytes);
+    return tut::SetupDone{};
+  });
 }
 
-// Enqueues the inclusive scan of n values with tuning K: the status reset, then one kernel (setup_scan<K>() must
-// have run on this device). stamps: kStamps per tile for a Timeline tuning, else unused.
+// Enqueues the inclusive scan of n values with tuning K: the status reset, then one kernel. Throws
+// std::logic_error when setup_scan<K>() has not run on the current device (n = 0 enqueues nothing and needs
+// none). stamps: kStamps per tile for a Timeline tuning, else unused.
 template <class K>
 inline void inclusive_scan_with(const typename K::Value* in, typename K::Value* out, std::size_t n,
                                 void* workspace, cudaStream_t stream, std::uint64_t* stamps = nullptr) {
   using T = typename K::Value;
   if (n == 0) return;
+  shared_memory_allowed<K>.require("scan_copy_bound", "setup_scan<Tuning>");
   const std::size_t tiles = tile_count<K>(n);  // < 2^31 for any n that fits in a GPU's memory
   const TileStatus<T> status = workspace_status<T>(workspace, tiles);
   const std::size_t init_blocks_needed = (tiles + lz::kInitThreads - 1) / lz::kInitThreads;
