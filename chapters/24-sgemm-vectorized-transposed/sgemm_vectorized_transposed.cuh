@@ -32,6 +32,7 @@
 #include <cstdint>
 
 #include "cuda_check.cuh"
+#include "gemm/tile_blocks.cuh"
 
 namespace sgemm_vectorized_transposed {
 
@@ -59,60 +60,11 @@ static_assert((kBlockK * kBlockN / 4) % kThreads == 0, "every thread stages the 
 static_assert(kSharedBytes <= 48 * 1024, "static shared memory is limited to 48 KiB per block");
 
 // ---- Building blocks ----------------------------------------------------------------------------------
-// Four consecutive floats of one row from global memory, zeros outside the row's first `limit` columns.
-// kVectorized: one 128-bit load (the caller guarantees alignment and limit % 4 == 0).
-template <bool kVectorized>
-__device__ __forceinline__ float4 load_quad(const float* __restrict__ row, int col, int limit) {
-  if constexpr (kVectorized) {
-    return col < limit ? *reinterpret_cast<const float4*>(row + col) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  } else {
-    return make_float4(col + 0 < limit ? row[col + 0] : 0.0f, col + 1 < limit ? row[col + 1] : 0.0f,
-                       col + 2 < limit ? row[col + 2] : 0.0f, col + 3 < limit ? row[col + 3] : 0.0f);
-  }
-}
-
-// Four floats from a 16-byte aligned shared-memory address into four registers of a fragment (one LDS.128).
-__device__ __forceinline__ void load_shared_quad(float* frag, const float* smem) {
-  const float4 v = *reinterpret_cast<const float4*>(smem);
-  frag[0] = v.x;
-  frag[1] = v.y;
-  frag[2] = v.z;
-  frag[3] = v.w;
-}
-
-// Stage A[row0 .. +127][k0 .. +7] TRANSPOSED: As[c][r] = A[row0 + r][k0 + c]. Thread t reads the float4 at
-// row t / 2, columns (t % 2) * 4 .. +3, and scatters it down one column of As.
-template <bool kVectorized>
-__device__ __forceinline__ void load_tile_a(const float* __restrict__ A, int m, int k, int row0, int k0,
-                                            float (&As)[kBlockK][kBlockM + kPadA]) {
-#pragma unroll
-  for (int i = 0; i < kLoadsA; ++i) {
-    const int e = static_cast<int>(threadIdx.x) + i * kThreads;
-    const int r = e / (kBlockK / 4), c = e % (kBlockK / 4) * 4;
-    const int gr = row0 + r;
-    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    if (gr < m) v = load_quad<kVectorized>(A + static_cast<std::size_t>(gr) * k, k0 + c, k);
-    As[c + 0][r] = v.x;
-    As[c + 1][r] = v.y;
-    As[c + 2][r] = v.z;
-    As[c + 3][r] = v.w;
-  }
-}
-
-// Stage B[k0 .. +7][col0 .. +127] as it lies in global memory, one float4 per thread.
-template <bool kVectorized>
-__device__ __forceinline__ void load_tile_b(const float* __restrict__ B, int n, int k, int k0, int col0,
-                                            float (&Bs)[kBlockK][kBlockN]) {
-#pragma unroll
-  for (int i = 0; i < kLoadsB; ++i) {
-    const int e = static_cast<int>(threadIdx.x) + i * kThreads;
-    const int r = e / (kBlockN / 4), c = e % (kBlockN / 4) * 4;
-    const int gr = k0 + r;
-    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    if (gr < k) v = load_quad<kVectorized>(B + static_cast<std::size_t>(gr) * n, col0 + c, n);
-    *reinterpret_cast<float4*>(&Bs[r][c]) = v;
-  }
-}
+// Introduced here, used unchanged by chapter 25, now in common/gemm/tile_blocks.cuh: load_quad (four floats
+// of a row as one float4, or four scalars with zeros past the row's end), load_shared_quad (one LDS.128 into
+// a fragment), load_tile_a_transposed (As[c][r] = A[row0 + r][k0 + c]: thread t reads the float4 at row t / 2,
+// columns (t % 2) * 4 .. +3, and scatters it down one column of As) and load_tile_b (B's slice as it lies).
+using tut::gemm::load_shared_quad;
 
 // acc += A_s^T[:][rows of this thread] * B_s[:][columns of this thread]; every fragment is read as float4.
 __device__ __forceinline__ void multiply_tile(const float (&As)[kBlockK][kBlockM + kPadA],
@@ -184,8 +136,8 @@ __global__ void __launch_bounds__(kThreads)
 
   float acc[kThreadM][kThreadN] = {};
   for (int k0 = 0; k0 < k; k0 += kBlockK) {
-    load_tile_a<kVectorized>(A, m, k, block_row, k0, As);
-    load_tile_b<kVectorized>(B, n, k, k0, block_col, Bs);
+    tut::gemm::load_tile_a_transposed<kVectorized, kBlockM, kThreads>(A, m, k, block_row, k0, As);
+    tut::gemm::load_tile_b<kVectorized, kThreads>(B, n, k, k0, block_col, Bs);
     __syncthreads();  // the slice is complete before anyone reads it
     multiply_tile(As, Bs, thread_row, thread_col, acc);
     __syncthreads();  // everyone is done with the slice before the next one overwrites it
