@@ -76,11 +76,10 @@ static_assert((kBlockK * kBlockN / 4) % kThreads == 0, "every thread stages the 
 static_assert(kSharedBytes <= 48 * 1024, "static shared memory is limited to 48 KiB per block");
 
 // ---- Building blocks: common/gemm/tile_blocks.cuh ----------------------------------------------------
-// Chapter 24's loaders, unchanged: load_tile_a_transposed (A's slice transposed into As) and load_tile_b.
-// Introduced here, used unchanged by chapters 26 and 27: multiply_warp_tile<kLanesM, kLanesN> (acc +=
-// A_s^T * B_s for this thread's quads: rows thread_row + im * 16 + 0..3, columns thread_col + in * 32 + 0..3,
-// im, in = 0, 1) and store_warp_tile<kVectorized, kLanesM, kLanesN> (C = alpha * acc + beta * C for the
-// quads inside the matrix, float4 stores when kVectorized).
+// Chapter 24's, unchanged: the slice loaders (load_tile_a_transposed, load_tile_b), multiply_quads and
+// store_quads. What changes is where a thread's four quads lie: chapter 24's touch (a 1 x 1 lane grid), here
+// they are a kLanesM x kLanesN lane grid apart: rows thread_row + im * 16 + 0..3, columns
+// thread_col + in * 32 + 0..3 (im, in = 0, 1).
 
 // ---- The kernel ---------------------------------------------------------------------------------------
 template <bool kVectorized>
@@ -102,11 +101,11 @@ __global__ void __launch_bounds__(kThreads)
     tut::gemm::load_tile_a_transposed<kVectorized, kBlockM, kThreads>(A, m, k, block_row, k0, As);
     tut::gemm::load_tile_b<kVectorized, kThreads>(B, n, k, k0, block_col, Bs);
     __syncthreads();  // the slice is complete before anyone reads it
-    tut::gemm::multiply_warp_tile<kLanesM, kLanesN>(As, Bs, thread_row, thread_col, acc);
+    tut::gemm::multiply_quads<kLanesM, kLanesN>(As, Bs, thread_row, thread_col, acc);
     __syncthreads();  // everyone is done with the slice before the next one overwrites it
   }
-  tut::gemm::store_warp_tile<kVectorized, kLanesM, kLanesN>(C, m, n, block_row + thread_row, block_col + thread_col,
-                                                          alpha, beta, acc);
+  tut::gemm::store_quads<kVectorized, kLanesM, kLanesN>(C, m, n, block_row + thread_row, block_col + thread_col,
+                                                     alpha, beta, acc);
 }
 
 // ---- Host launcher ------------------------------------------------------------------------------------

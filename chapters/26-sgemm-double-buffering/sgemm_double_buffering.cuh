@@ -128,7 +128,7 @@ __device__ __forceinline__ void load_tile_b(const float* __restrict__ B, int n, 
   }
 }
 
-// Chapter 25's multiply_warp_tile and store_warp_tile, unchanged: common/gemm/tile_blocks.cuh.
+// Chapter 25's multiply_quads and store_quads (its lane grid), unchanged: common/gemm/tile_blocks.cuh.
 
 // ---- The kernel ---------------------------------------------------------------------------------------
 template <bool kVectorized>
@@ -161,11 +161,11 @@ __global__ void __launch_bounds__(kThreads)
     cp_async_commit();   // one group per iteration (empty on the last), so the count below stays right
     cp_async_wait<1>();  // all but the newest group have landed: this thread's copies of slice t
     __syncthreads();     // ... and every other thread's
-    tut::gemm::multiply_warp_tile<kLanesM, kLanesN>(As[buf], Bs[buf], thread_row, thread_col, acc);
+    tut::gemm::multiply_quads<kLanesM, kLanesN>(As[buf], Bs[buf], thread_row, thread_col, acc);
     __syncthreads();     // everyone is done with buffer buf before iteration t + 1 refills it
   }
-  tut::gemm::store_warp_tile<kVectorized, kLanesM, kLanesN>(C, m, n, block_row + thread_row, block_col + thread_col,
-                                                          alpha, beta, acc);
+  tut::gemm::store_quads<kVectorized, kLanesM, kLanesN>(C, m, n, block_row + thread_row, block_col + thread_col,
+                                                     alpha, beta, acc);
 }
 
 // ---- Host launcher ------------------------------------------------------------------------------------

@@ -243,12 +243,12 @@ __device__ __forceinline__ void multiply_tile(const float* As, const float* Bs, 
 }
 
 // C = alpha * acc + beta * C for the elements of this thread's quads that lie inside the matrix: chapter 25's
-// store_warp_tile (common/gemm/tile_blocks.cuh) with this configuration's lane grid.
+// store_quads (common/gemm/tile_blocks.cuh) with this configuration's lane grid.
 template <class Cfg, bool kVectorized>
 __device__ __forceinline__ void store_tile(float* __restrict__ C, int m, int n, int row0, int col0, float alpha,
                                            float beta, const float (&acc)[Cfg::kThreadM][Cfg::kThreadN]) {
   static_assert(Cfg::kQuad == tut::gemm::kQuad, "quads are float4");
-  tut::gemm::store_warp_tile<kVectorized, Cfg::kLanesM, Cfg::kLanesN>(C, m, n, row0, col0, alpha, beta, acc);
+  tut::gemm::store_quads<kVectorized, Cfg::kLanesM, Cfg::kLanesN>(C, m, n, row0, col0, alpha, beta, acc);
 }
 
 template <class Cfg>

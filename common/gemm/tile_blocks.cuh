@@ -4,10 +4,11 @@
 //     load_shared_quad(frag, smem)                   four floats of shared memory into a fragment (one LDS.128)
 //     load_tile_a_transposed<kVectorized, kBlockM, kThreads>(A, m, k, row0, k0, As)   As[c][r] = A[row0+r][k0+c]
 //     load_tile_b<kVectorized, kThreads>(B, n, k, k0, col0, Bs)                       Bs[r][c] = B[k0+r][col0+c]
-//   chapter 25's warp tile (used by 25, 26 and 27): a warp's lanes as a kLanesM x kLanesN grid, each lane
-//   owning 4 x 4 quads kLanesM * 4 rows and kLanesN * 4 columns apart:
-//     multiply_warp_tile<kLanesM, kLanesN>(As, Bs, thread_row, thread_col, acc)
-//     store_warp_tile<kVectorized, kLanesM, kLanesN>(C, m, n, row0, col0, alpha, beta, acc)
+//   a thread's tile of 4 x 4 quads, kLanesM * 4 rows and kLanesN * 4 columns apart: chapter 24's contiguous
+//   thread tile (kLanesM = kLanesN = 1, 24) and chapter 25's warp tile (its lanes as a kLanesM x kLanesN
+//   grid, 25-27):
+//     multiply_quads<kLanesM, kLanesN>(As, Bs, thread_row, thread_col, acc)
+//     store_quads<kVectorized, kLanesM, kLanesN>(C, m, n, row0, col0, alpha, beta, acc)
 // The tile sizes come from the array types (As[kBlockK][kBlockM + pad], Bs[kBlockK][kBlockN],
 // acc[kThreadM][kThreadN]); all force-inlined, so a stage compiles to what its own copy compiled to.
 #pragma once
@@ -84,7 +85,7 @@ __device__ __forceinline__ void load_tile_b(const float* __restrict__ B, int n, 
 // acc += A_s^T[:][rows of this thread] * B_s[:][columns of this thread]. The thread's rows are
 // thread_row + im * kLanesM * 4 + 0..3, its columns thread_col + in * kLanesN * 4 + 0..3.
 template <int kLanesM, int kLanesN, int kBlockK, int kRowsA, int kBlockN, int kThreadM, int kThreadN>
-__device__ __forceinline__ void multiply_warp_tile(const float (&As)[kBlockK][kRowsA],
+__device__ __forceinline__ void multiply_quads(const float (&As)[kBlockK][kRowsA],
                                                    const float (&Bs)[kBlockK][kBlockN], int thread_row,
                                                    int thread_col, float (&acc)[kThreadM][kThreadN]) {
   constexpr int kWarpIterM = kThreadM / kQuad;  // quads down the thread's share of the warp tile
@@ -112,7 +113,7 @@ __device__ __forceinline__ void multiply_warp_tile(const float (&As)[kBlockK][kR
 // row0/col0: the thread's first row and column in C; quad (im, in) starts kLanesM * 4 * im rows and
 // kLanesN * 4 * in columns further.
 template <bool kVectorized, int kLanesM, int kLanesN, int kThreadM, int kThreadN>
-__device__ __forceinline__ void store_warp_tile(float* __restrict__ C, int m, int n, int row0, int col0,
+__device__ __forceinline__ void store_quads(float* __restrict__ C, int m, int n, int row0, int col0,
                                                 float alpha, float beta, const float (&acc)[kThreadM][kThreadN]) {
 #pragma unroll
   for (int i = 0; i < kThreadM; ++i) {
