@@ -7,8 +7,7 @@
 //                              inclusive scan across a block of 32 warps (1024 threads): scan each warp,
 //                              warp 0 scans the 32 warp totals, each warp adds the totals before it
 //                              (WarpScan: PredicatedWarpScan, scan_warp, unless the caller names another)
-//   scan_parts_in_registers_kernel<WarpScan>
-//                              ScanThenFan's step 1 around it, the part in registers (chapters 11, 12)
+//   scan_parts_kernel<WarpScan> ScanThenFan's step 1 around it, the part in registers (chapters 11, 12)
 //
 // All are force-inlined, so a chapter that calls them compiles to the same instructions as one that
 // defines them itself. Addition is uint32 and wraps on overflow, like the CPU reference.
@@ -92,8 +91,8 @@ __device__ __forceinline__ std::uint32_t scan_block_32_warps(std::uint32_t val, 
 // total. Launched <<<blocks, 1024>>> by common/scan_then_fan.cuh's launchers; each thread reads its element
 // before it writes it (in may be out).
 template <class WarpScan>
-__global__ void scan_parts_in_registers_kernel(const std::uint32_t* in, std::uint32_t* out,
-                                               std::uint32_t* part_sums, std::int64_t n, std::int64_t parts) {
+__global__ void scan_parts_kernel(const std::uint32_t* in, std::uint32_t* out, std::uint32_t* part_sums,
+                                  std::int64_t n, std::int64_t parts) {
   constexpr int kPartSize = kWarpSize * kWarpSize;  // 32 warps of 32 threads, one element each
   __shared__ std::uint32_t warp_sums[kWarpSize];
   for (std::int64_t part = blockIdx.x; part < parts; part += gridDim.x) {

@@ -62,9 +62,9 @@ struct ShuffleWarpScan {
 //   scan_block_32_warps<WarpScan>(val, warp_sums)   the block scan in registers: each warp scans its 32
 //                     values, warp 0 scans the 32 warp totals (shared memory holds only those), each warp
 //                     adds the totals before it;
-//   scan_parts_in_registers_kernel<WarpScan>         each thread loads one element of the part into a
-//                     register, the block scans the part, and writes the scanned part and its total.
-using tut::warp::scan_parts_in_registers_kernel;
+//   scan_parts_kernel<WarpScan>      each thread loads one element of the part into a register,
+//                     the block scans the part, and writes the scanned part and its total.
+using tut::warp::scan_parts_kernel;
 
 // The recursion of chapter 10 (ScanThenFan run again on the part sums), add_base_kernel and the
 // launches are the same in chapters 10-12: common/scan_then_fan.cuh. This chapter gives them its
@@ -73,8 +73,8 @@ inline std::size_t workspace_bytes(std::size_t n) { return tut::scan_then_fan::r
 
 inline void inclusive_scan(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace,
                            cudaStream_t stream) {
-  tut::scan_then_fan::inclusive_scan_recursive<scan_parts_in_registers_kernel<ShuffleWarpScan>>(d_in, d_out, n,
-                                                                                                d_workspace, stream);
+  tut::scan_then_fan::inclusive_scan_recursive<scan_parts_kernel<ShuffleWarpScan>>(d_in, d_out, n, d_workspace,
+                                                                                   stream);
 }
 
 }  // namespace scan_warp_shuffle

@@ -43,9 +43,9 @@ static_assert(kWarpsPerPart == kWarpSize, "a part is 32 warps, so that one warp 
 //   scan_warp(val)       chapter 11's loop with each step's shuffle, lane test and add replaced by
 //                        one shfl_up_add: no lane index, no compare, no branch;
 //   PredicatedWarpScan   scan_warp as the warp scan of chapter 11's block scan and kernel
-//                        (scan_block_32_warps, scan_parts_in_registers_kernel, also in common/warp_scan.cuh).
+//                        (scan_block_32_warps, scan_parts_kernel, also in common/warp_scan.cuh).
 using tut::warp::PredicatedWarpScan;
-using tut::warp::scan_parts_in_registers_kernel;
+using tut::warp::scan_parts_kernel;
 using tut::warp::scan_warp;  // warp_scan_probe.cu compiles scan_inline_ptx::scan_warp
 
 // The recursion of chapter 10 (ScanThenFan run again on the part sums), add_base_kernel and the
@@ -55,8 +55,8 @@ inline std::size_t workspace_bytes(std::size_t n) { return tut::scan_then_fan::r
 
 inline void inclusive_scan(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace,
                            cudaStream_t stream) {
-  tut::scan_then_fan::inclusive_scan_recursive<scan_parts_in_registers_kernel<PredicatedWarpScan>>(d_in, d_out, n,
-                                                                                                   d_workspace, stream);
+  tut::scan_then_fan::inclusive_scan_recursive<scan_parts_kernel<PredicatedWarpScan>>(d_in, d_out, n, d_workspace,
+                                                                                      stream);
 }
 
 }  // namespace scan_inline_ptx
