@@ -1,11 +1,13 @@
 // The block scan in shared memory of the scan chapters 07 and 08 (after "CUDA high-performance classic
 // problem: prefix sum", OneFlow, Will Zhang, 2022, §5-§6), introduced by chapter 07 and used unchanged by
-// chapter 08, which changes only the warp scan: ScanThenFan's step 1 (common/scan_then_fan.cuh) with the part
-// staged in shared memory, one value per thread.
+// chapter 08, which changes only the warp scan, and by chapters 09-10 on their zero-padded layout
+// (common/scan_zero_padded.cuh): ScanThenFan's step 1 (common/scan_then_fan.cuh) with the part staged in
+// shared memory, one value per thread.
 //
 //   scan_block<WarpScan>(slot, warp_sums)   each warp scans its 32 values, warp 0 scans the 32 warp totals,
 //                                           each warp adds the totals of the warps before it
-//   scan_parts_kernel<WarpScan>             each part staged, scanned in place, written back with its total
+//   scan_parts_in_place<WarpScan>           each part staged, scanned in place, written back with its total
+//   scan_parts_kernel<WarpScan>             that, with the part as 1024 consecutive words of shared memory
 // WarpScan::scan(slot, lane) scans the warp's 32 consecutive slots in place (slot: this lane's).
 #pragma once
 
@@ -37,14 +39,13 @@ __device__ __forceinline__ void scan_block(std::uint32_t* slot, std::uint32_t* w
   if (warp > 0) *slot += warp_sums[warp - 1];             // 3. add the totals of the warps before
 }
 
-// Each block takes parts blockIdx.x, blockIdx.x + gridDim.x, ...; the block stages the part in
-// shared memory, scans it there with all its warps, and writes the scanned part and its total.
+// The block's share of step 1, on a layout of the caller's: it takes parts blockIdx.x, blockIdx.x + gridDim.x,
+// ..., stages each in shared memory (slot: this thread's value), scans it there with all its warps, and writes
+// the scanned part and its total.
 template <class WarpScan>
-__global__ void scan_parts_kernel(const std::uint32_t* in, std::uint32_t* out, std::uint32_t* part_sums,
-                                  std::int64_t n, std::int64_t parts) {
-  __shared__ std::uint32_t values[kPartSize];
-  __shared__ std::uint32_t warp_sums[kWarpsPerPart];
-  std::uint32_t* const slot = values + threadIdx.x;  // this thread's value
+__device__ __forceinline__ void scan_parts_in_place(const std::uint32_t* in, std::uint32_t* out,
+                                                    std::uint32_t* part_sums, std::int64_t n, std::int64_t parts,
+                                                    std::uint32_t* slot, std::uint32_t* warp_sums) {
   for (std::int64_t part = blockIdx.x; part < parts; part += gridDim.x) {
     const std::int64_t i = part * kPartSize + threadIdx.x;
     // Element i to this thread's slot: a warp's 32 loads are 32 consecutive words, one 128-byte
@@ -57,6 +58,15 @@ __global__ void scan_parts_kernel(const std::uint32_t* in, std::uint32_t* out, s
     // No barrier needed before the next part: after scan_block each thread reads only its own
     // slot, and the barrier above comes before anyone writes warp_sums again.
   }
+}
+
+// Step 1 with the part as kPartSize consecutive words of shared memory.
+template <class WarpScan>
+__global__ void scan_parts_kernel(const std::uint32_t* in, std::uint32_t* out, std::uint32_t* part_sums,
+                                  std::int64_t n, std::int64_t parts) {
+  __shared__ std::uint32_t values[kPartSize];
+  __shared__ std::uint32_t warp_sums[kWarpsPerPart];
+  scan_parts_in_place<WarpScan>(in, out, part_sums, n, parts, values + threadIdx.x, warp_sums);
 }
 
 }  // namespace tut::shared_block

@@ -42,7 +42,7 @@ namespace scan_zero_padding_article {
 // output may well be right, but nothing guarantees it: it is a data race, and
 // `compute-sanitizer --tool racecheck` reports it.
 struct ArticleWarpScan {
-  __device__ __forceinline__ static void scan(std::uint32_t* slot) {
+  __device__ __forceinline__ static void scan(std::uint32_t* slot, int /*lane*/) {
     volatile std::uint32_t* const v = slot;
 #pragma unroll
     for (int d = 1; d < tut::zero_padded::kWarpSize; d *= 2) {
