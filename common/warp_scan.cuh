@@ -1,15 +1,18 @@
-// Warp- and block-wide sums of uint32 in registers, shared by the scan chapters 12-17.
+// Warp- and block-wide sums of uint32 in registers, shared by the scan chapters 11-17.
 //
 //   shfl_up_add(val, d)        one Kogge-Stone step as one predicated PTX shuffle-and-add (chapter 12's idea)
 //   scan_warp(val)             inclusive scan across the 32 lanes: five shfl_up_add steps
 //   reduce_warp(val)           sum across the 32 lanes, returned to every lane (xor butterfly)
-//   scan_block_32_warps(val, warp_sums)
+//   scan_block_32_warps<WarpScan>(val, warp_sums)
 //                              inclusive scan across a block of 32 warps (1024 threads): scan each warp,
 //                              warp 0 scans the 32 warp totals, each warp adds the totals before it
+//                              (WarpScan: PredicatedWarpScan, scan_warp, unless the caller names another)
+//   scan_parts_kernel<WarpScan> ScanThenFan's step 1 around it, the part in registers (chapters 11, 12)
 //
 // All are force-inlined, so a chapter that calls them compiles to the same instructions as one that
 // defines them itself. Addition is uint32 and wraps on overflow, like the CPU reference.
-// Chapter 11's warp scan (__shfl_up_sync with a `lane >= d` test) is that chapter's own and stays there.
+// Chapter 11's warp scan (__shfl_up_sync with a `lane >= d` test) is that chapter's own and stays there;
+// it passes it to the block scan and the kernel here.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -58,20 +61,50 @@ __device__ __forceinline__ std::uint32_t reduce_warp(std::uint32_t val) {
   return val;
 }
 
+// scan_warp as a type: the warp scan of scan_block_32_warps unless a caller names another (chapter 11
+// passes its unpredicated shuffle loop).
+struct PredicatedWarpScan {
+  __device__ __forceinline__ static std::uint32_t scan(std::uint32_t val) { return scan_warp(val); }
+};
+
 // Inclusive scan of a block of 32 warps (1024 threads, one value each), in registers; returns the
 // scan up to and including this thread. warp_sums: 32 words of shared scratch; on return
 // warp_sums[31] is the block's total, for every thread to read. Call it after a __syncthreads()
 // that follows any earlier reads of warp_sums. 32 warps, so that one warp scans the 32 warp totals.
+// WarpScan::scan(val) is the warp scan (chapter 11 introduced this block scan with its own).
+template <class WarpScan = PredicatedWarpScan>
 __device__ __forceinline__ std::uint32_t scan_block_32_warps(std::uint32_t val, std::uint32_t* warp_sums) {
   const int lane = threadIdx.x % kWarpSize;
   const int warp = threadIdx.x / kWarpSize;
-  val = scan_warp(val);                                         // 1. each warp scans its 32 values
-  if (lane == kWarpSize - 1) warp_sums[warp] = val;             //    and publishes its total
+  val = WarpScan::scan(val);                                         // 1. each warp scans its 32 values
+  if (lane == kWarpSize - 1) warp_sums[warp] = val;                  //    and publishes its total
   __syncthreads();
-  if (warp == 0) warp_sums[lane] = scan_warp(warp_sums[lane]);  // 2. warp 0 scans the 32 totals
+  if (warp == 0) warp_sums[lane] = WarpScan::scan(warp_sums[lane]);  // 2. warp 0 scans the 32 totals
   __syncthreads();
-  if (warp > 0) val += warp_sums[warp - 1];                     // 3. add the totals of the warps before
+  if (warp > 0) val += warp_sums[warp - 1];                          // 3. add the totals of the warps before
   return val;
+}
+
+// ScanThenFan's step 1 with the part in registers (chapter 11's, used by 11 and 12 with their warp scans):
+// each block takes parts blockIdx.x, blockIdx.x + gridDim.x, ...; each thread loads one element of the
+// part into a register, the block scans the part with all its warps, and writes the scanned part and its
+// total. Launched <<<blocks, 1024>>> by common/scan_then_fan.cuh's launchers; each thread reads its element
+// before it writes it (in may be out).
+template <class WarpScan>
+__global__ void scan_parts_kernel(const std::uint32_t* in, std::uint32_t* out, std::uint32_t* part_sums,
+                                  std::int64_t n, std::int64_t parts) {
+  constexpr int kPartSize = kWarpSize * kWarpSize;  // 32 warps of 32 threads, one element each
+  __shared__ std::uint32_t warp_sums[kWarpSize];
+  for (std::int64_t part = blockIdx.x; part < parts; part += gridDim.x) {
+    const std::int64_t i = part * kPartSize + threadIdx.x;
+    // Element i to this thread's register: a warp's 32 loads are 32 consecutive words, one 128-byte
+    // request. Past the end, 0 (the identity of +) keeps the scan and the total right.
+    std::uint32_t val = i < n ? in[i] : 0;
+    __syncthreads();  // orders the previous part's reads of warp_sums before this part's writes
+    val = scan_block_32_warps<WarpScan>(val, warp_sums);  // in registers
+    if (i < n) out[i] = val;
+    if (threadIdx.x == kPartSize - 1) part_sums[part] = val;
+  }
 }
 
 }  // namespace tut::warp

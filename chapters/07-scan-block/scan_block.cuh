@@ -22,6 +22,7 @@
 #include <cstdint>
 
 #include "cuda_check.cuh"
+#include "scan_block_shared.cuh"
 #include "scan_then_fan.cuh"
 
 namespace scan_block {
@@ -45,40 +46,15 @@ __device__ __forceinline__ void scan_warp(std::uint32_t* slot, int lane) {
   __syncwarp();
 }
 
-// Inclusive scan of the block's kPartSize values in shared memory; `slot` is this thread's value.
-// On return *slot holds the scan up to and including this thread. warp_sums: kWarpsPerPart words
-// of scratch. Call it after a __syncthreads() that follows any earlier reads of warp_sums.
-__device__ __forceinline__ void scan_block(std::uint32_t* slot, std::uint32_t* warp_sums) {
-  const int lane = threadIdx.x % kWarpSize;
-  const int warp = threadIdx.x / kWarpSize;
-  scan_warp(slot, lane);                                  // 1. each warp scans its 32 values
-  if (lane == kWarpSize - 1) warp_sums[warp] = *slot;     //    and publishes its total
-  __syncthreads();
-  if (warp == 0) scan_warp(warp_sums + lane, lane);       // 2. warp 0 scans the 32 totals
-  __syncthreads();
-  if (warp > 0) *slot += warp_sums[warp - 1];             // 3. add the totals of the warps before
-}
+// This chapter's block scan (scan_block: each warp scans its 32 values, warp 0 scans the 32 warp totals, each
+// warp adds the totals before it) and its scan_parts_kernel (the part staged in shared memory, scanned in
+// place) are used unchanged by chapter 08, so they live in common/scan_block_shared.cuh, templated on the
+// warp scan, which is what chapter 08 changes.
+using tut::shared_block::scan_parts_kernel;
 
-// Each block takes parts blockIdx.x, blockIdx.x + gridDim.x, ...; the block stages the part in
-// shared memory, scans it there with all its warps, and writes the scanned part and its total.
-__global__ void scan_parts_kernel(const std::uint32_t* in, std::uint32_t* out, std::uint32_t* part_sums,
-                                  std::int64_t n, std::int64_t parts) {
-  __shared__ std::uint32_t values[kPartSize];
-  __shared__ std::uint32_t warp_sums[kWarpsPerPart];
-  std::uint32_t* const slot = values + threadIdx.x;  // this thread's value
-  for (std::int64_t part = blockIdx.x; part < parts; part += gridDim.x) {
-    const std::int64_t i = part * kPartSize + threadIdx.x;
-    // Element i to this thread's slot: a warp's 32 loads are 32 consecutive words, one 128-byte
-    // request. Past the end, 0 (the identity of +) keeps the scan and the total right.
-    *slot = i < n ? in[i] : 0;
-    __syncthreads();  // also orders the previous part's reads of warp_sums before this part's writes
-    scan_block(slot, warp_sums);  // in place, on shared memory
-    if (i < n) out[i] = *slot;
-    if (threadIdx.x == kPartSize - 1) part_sums[part] = *slot;
-    // No barrier needed before the next part: after scan_block each thread reads only its own
-    // slot, and the barrier above comes before anyone writes warp_sums again.
-  }
-}
+struct SerialWarpScan {
+  __device__ __forceinline__ static void scan(std::uint32_t* slot, int lane) { scan_warp(slot, lane); }
+};
 
 // Steps 2 and 3 (scan_part_sums_kernel<<<1, 1>>>, add_base_kernel) and the launches are the same in
 // chapters 05-09: common/scan_then_fan.cuh. This chapter gives them its scan_parts_kernel.
@@ -86,7 +62,7 @@ using tut::scan_then_fan::workspace_bytes;
 
 inline void inclusive_scan(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace,
                            cudaStream_t stream) {
-  tut::scan_then_fan::inclusive_scan<scan_parts_kernel>(d_in, d_out, n, d_workspace, stream);
+  tut::scan_then_fan::inclusive_scan<scan_parts_kernel<SerialWarpScan>>(d_in, d_out, n, d_workspace, stream);
 }
 
 }  // namespace scan_block

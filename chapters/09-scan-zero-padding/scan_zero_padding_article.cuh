@@ -1,6 +1,6 @@
 // Chapter 09, variant "article": this chapter's scan with the article's §7 warp scan put back as
 // published, kept to show its defect. NOT a correct scan; do not copy it. The only difference from
-// scan_zero_padding.cuh is scan_warp(): `diff scan_zero_padding.cuh scan_zero_padding_article.cuh`.
+// the chapter's scan is the warp scan: ArticleWarpScan here, SyncedWarpScan in common/scan_zero_padded.cuh.
 // After "CUDA high-performance classic problem: prefix sum" (OneFlow, Will Zhang, 2022), §7.
 //
 // Inclusive scan of n int32 in three kernels:
@@ -25,29 +25,12 @@
 
 #include "cuda_check.cuh"
 #include "scan_then_fan.cuh"
+#include "scan_zero_padded.cuh"
 
 namespace scan_zero_padding_article {
 
-constexpr int kPartSize = tut::scan_then_fan::kPartSize;  // elements per part = threads per block
-constexpr int kWarpSize = 32;
-constexpr int kWarpsPerPart = kPartSize / kWarpSize;
-static_assert(kWarpsPerPart == kWarpSize, "a part is 32 warps, so that one warp scans the 32 warp totals");
-
-// Shared memory of scan_parts_kernel, in words (the article's (16 + 32) + warps * (16 + 32)):
-//
-//   | 16 zeros | 32 warp totals | 16 zeros | warp 0's 32 values | 16 zeros | warp 1's ... | warp 31's |
-//
-constexpr int kPadding = kWarpSize / 2;                                   // the farthest step reads 16 back
-constexpr int kPaddedWarp = kPadding + kWarpSize;                         // 48 words
-constexpr int kSharedWords = kPaddedWarp + kWarpsPerPart * kPaddedWarp;  // 1584 words, 6336 bytes
-
-// Inclusive scan of the warp's 32 values in shared memory. `slot` is this lane's value; the warp's
-// 32 slots are consecutive, so slot[-d] is lane (lane - d)'s value. Kogge-Stone: after the step
-// with distance d, slot holds the sum of the 2d values ending at this lane (fewer near lane 0).
-//
-//   d = 1:  x1 += x0, x2 += x1, x3 += x2, ...   (values read BEFORE this step's writes)
-//   d = 2:  x2 += x0, x3 += x1, ...
-//   ...     lanes below d read one of the kPadding zeros in front of lane 0: no guard needed.
+// Everything but the warp scan is the chapter's (common/scan_zero_padded.cuh): the same padded layout, block
+// scan and scan_parts_kernel, given this warp scan instead of SyncedWarpScan.
 //
 // THE DEFECT: the article does each step as one `x[0] += x[-d]` on `volatile` memory, with no
 // __syncwarp() anywhere. `volatile` only makes every access a real load or store; it does not order
@@ -58,55 +41,15 @@ constexpr int kSharedWords = kPaddedWarp + kWarpsPerPart * kPaddedWarp;  // 1584
 // A warp that happens to run converged issues all 32 loads of a step before any store, so the
 // output may well be right, but nothing guarantees it: it is a data race, and
 // `compute-sanitizer --tool racecheck` reports it.
-__device__ __forceinline__ void scan_warp(std::uint32_t* slot) {
-  volatile std::uint32_t* const v = slot;
+struct ArticleWarpScan {
+  __device__ __forceinline__ static void scan(std::uint32_t* slot, int /*lane*/) {
+    volatile std::uint32_t* const v = slot;
 #pragma unroll
-  for (int d = 1; d < kWarpSize; d *= 2) {
-    v[0] = v[0] + v[-d];  // read and write with no barrier between lanes: the race
+    for (int d = 1; d < tut::zero_padded::kWarpSize; d *= 2) {
+      v[0] = v[0] + v[-d];  // read and write with no barrier between lanes: the race
+    }
   }
-}
-
-// Inclusive scan of the block's kPartSize values in shared memory; `slot` is this thread's value.
-// On return *slot holds the scan up to and including this thread. warp_sums: kWarpsPerPart words
-// of scratch. Call it after a __syncthreads() that follows any earlier reads of warp_sums.
-// Both the warp's slots and warp_sums must have kPadding zeros in front of them.
-__device__ __forceinline__ void scan_block(std::uint32_t* slot, std::uint32_t* warp_sums) {
-  const int lane = threadIdx.x % kWarpSize;
-  const int warp = threadIdx.x / kWarpSize;
-  scan_warp(slot);                                        // 1. each warp scans its 32 values
-  if (lane == kWarpSize - 1) warp_sums[warp] = *slot;     //    and publishes its total
-  __syncthreads();
-  if (warp == 0) scan_warp(warp_sums + lane);             // 2. warp 0 scans the 32 totals
-  __syncthreads();
-  if (warp > 0) *slot += warp_sums[warp - 1];             // 3. add the totals of the warps before
-}
-
-// Each block takes parts blockIdx.x, blockIdx.x + gridDim.x, ...; the block stages the part in
-// shared memory, scans it there with all its warps, and writes the scanned part and its total.
-__global__ void scan_parts_kernel(const std::uint32_t* in, std::uint32_t* out, std::uint32_t* part_sums,
-                                  std::int64_t n, std::int64_t parts) {
-  __shared__ std::uint32_t smem[kSharedWords];
-  const int lane = threadIdx.x % kWarpSize;
-  const int warp = threadIdx.x / kWarpSize;
-  std::uint32_t* const warp_sums = smem + kPadding;
-  std::uint32_t* const slot = smem + kPaddedWarp * (1 + warp) + kPadding + lane;  // this thread's value
-  // The zeros, written once: the scans write only values and warp totals, never the padding. The
-  // first __syncthreads() below makes them visible to the whole block.
-  if (threadIdx.x < kPadding) smem[threadIdx.x] = 0;  // in front of warp_sums
-  if (lane < kPadding) slot[-kPadding] = 0;            // in front of this warp's values
-  for (std::int64_t part = blockIdx.x; part < parts; part += gridDim.x) {
-    const std::int64_t i = part * kPartSize + threadIdx.x;
-    // Element i to this thread's slot: a warp's 32 loads are 32 consecutive words, one 128-byte
-    // request. Past the end, 0 (the identity of +) keeps the scan and the total right.
-    *slot = i < n ? in[i] : 0;
-    __syncthreads();  // also orders the previous part's reads of warp_sums before this part's writes
-    scan_block(slot, warp_sums);  // in place, on shared memory
-    if (i < n) out[i] = *slot;
-    if (threadIdx.x == kPartSize - 1) part_sums[part] = *slot;
-    // No barrier needed before the next part: after scan_block each thread reads only its own
-    // slot, and the barrier above comes before anyone writes warp_sums again.
-  }
-}
+};
 
 // Steps 2 and 3 (scan_part_sums_kernel<<<1, 1>>>, add_base_kernel) and the launches are the same in
 // chapters 05-09: common/scan_then_fan.cuh. This chapter gives them its scan_parts_kernel.
@@ -114,7 +57,8 @@ using tut::scan_then_fan::workspace_bytes;
 
 inline void inclusive_scan(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace,
                            cudaStream_t stream) {
-  tut::scan_then_fan::inclusive_scan<scan_parts_kernel>(d_in, d_out, n, d_workspace, stream);
+  tut::scan_then_fan::inclusive_scan<tut::zero_padded::scan_parts_kernel<ArticleWarpScan>>(d_in, d_out, n,
+                                                                                         d_workspace, stream);
 }
 
 }  // namespace scan_zero_padding_article

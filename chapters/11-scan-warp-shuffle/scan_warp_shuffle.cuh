@@ -27,6 +27,7 @@
 
 #include "cuda_check.cuh"
 #include "scan_then_fan.cuh"
+#include "warp_scan.cuh"
 
 namespace scan_warp_shuffle {
 
@@ -52,38 +53,18 @@ __device__ __forceinline__ std::uint32_t scan_warp(std::uint32_t val) {
   return val;
 }
 
-// Inclusive scan of the block's kPartSize values, one per thread, in registers; returns the scan up
-// to and including this thread. warp_sums: kWarpsPerPart words of shared scratch. Call it after a
-// __syncthreads() that follows any earlier reads of warp_sums.
-__device__ __forceinline__ std::uint32_t scan_block(std::uint32_t val, std::uint32_t* warp_sums) {
-  const int lane = threadIdx.x % kWarpSize;
-  const int warp = threadIdx.x / kWarpSize;
-  val = scan_warp(val);                                       // 1. each warp scans its 32 values
-  if (lane == kWarpSize - 1) warp_sums[warp] = val;           //    and publishes its total
-  __syncthreads();
-  if (warp == 0) warp_sums[lane] = scan_warp(warp_sums[lane]);  // 2. warp 0 scans the 32 totals
-  __syncthreads();
-  if (warp > 0) val += warp_sums[warp - 1];                   // 3. add the totals of the warps before
-  return val;
-}
+// The warp scan above as a type, for the block scan and the kernel.
+struct ShuffleWarpScan {
+  __device__ __forceinline__ static std::uint32_t scan(std::uint32_t val) { return scan_warp(val); }
+};
 
-// Each block takes parts blockIdx.x, blockIdx.x + gridDim.x, ...; each thread loads one element
-// of the part into a register, the block scans the part with all its warps, and writes the scanned
-// part and its total.
-__global__ void scan_parts_kernel(const std::uint32_t* in, std::uint32_t* out, std::uint32_t* part_sums,
-                                  std::int64_t n, std::int64_t parts) {
-  __shared__ std::uint32_t warp_sums[kWarpsPerPart];
-  for (std::int64_t part = blockIdx.x; part < parts; part += gridDim.x) {
-    const std::int64_t i = part * kPartSize + threadIdx.x;
-    // Element i to this thread's register: a warp's 32 loads are 32 consecutive words, one 128-byte
-    // request. Past the end, 0 (the identity of +) keeps the scan and the total right.
-    std::uint32_t val = i < n ? in[i] : 0;
-    __syncthreads();  // orders the previous part's reads of warp_sums before this part's writes
-    val = scan_block(val, warp_sums);  // in registers
-    if (i < n) out[i] = val;
-    if (threadIdx.x == kPartSize - 1) part_sums[part] = val;
-  }
-}
+// NEW as well, and used unchanged by chapter 12 (with its warp scan), so they live in common/warp_scan.cuh:
+//   scan_block_32_warps<WarpScan>(val, warp_sums)   the block scan in registers: each warp scans its 32
+//                     values, warp 0 scans the 32 warp totals (shared memory holds only those), each warp
+//                     adds the totals before it;
+//   scan_parts_kernel<WarpScan>      each thread loads one element of the part into a register,
+//                     the block scans the part, and writes the scanned part and its total.
+using tut::warp::scan_parts_kernel;
 
 // The recursion of chapter 10 (ScanThenFan run again on the part sums), add_base_kernel and the
 // launches are the same in chapters 10-12: common/scan_then_fan.cuh. This chapter gives them its
@@ -92,7 +73,8 @@ inline std::size_t workspace_bytes(std::size_t n) { return tut::scan_then_fan::r
 
 inline void inclusive_scan(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace,
                            cudaStream_t stream) {
-  tut::scan_then_fan::inclusive_scan_recursive<scan_parts_kernel>(d_in, d_out, n, d_workspace, stream);
+  tut::scan_then_fan::inclusive_scan_recursive<scan_parts_kernel<ShuffleWarpScan>>(d_in, d_out, n, d_workspace,
+                                                                                   stream);
 }
 
 }  // namespace scan_warp_shuffle

@@ -19,8 +19,10 @@ import sys
 STEPS = 5  # log2(32) Kogge-Stone steps
 PROBE_11 = "probe_scan_warp_shuffle"
 PROBE_12 = "probe_scan_warp_inline_ptx"
-KERNEL_11 = "17scan_warp_shuffle17scan_parts_kernel"  # mangled-name fragments of the chapter kernels
-KERNEL_12 = "15scan_inline_ptx17scan_parts_kernel"
+# Mangled-name fragments of the chapter kernels: tut::warp::scan_parts_kernel (common/warp_scan.cuh) with
+# chapter 11's warp scan, and with chapter 12's (tut::warp::PredicatedWarpScan).
+KERNEL_11 = "17scan_parts_kernelIN17scan_warp_shuffle15ShuffleWarpScan"
+KERNEL_12 = "17scan_parts_kernelINS0_18PredicatedWarpScan"
 
 failures = []
 

@@ -42,27 +42,11 @@ static_assert(kWarpsPerPart == kWarpSize, "a part is 32 warps, so that one warp 
 //                        `shfl.sync.up.b32 left|has_left` then `@has_left add.u32`;
 //   scan_warp(val)       chapter 11's loop with each step's shuffle, lane test and add replaced by
 //                        one shfl_up_add: no lane index, no compare, no branch;
-//   scan_block_32_warps  chapter 11's block scan around it (warp scans, warp 0 scans the totals).
-using tut::warp::scan_block_32_warps;
+//   PredicatedWarpScan   scan_warp as the warp scan of chapter 11's block scan and kernel
+//                        (scan_block_32_warps, scan_parts_kernel, also in common/warp_scan.cuh).
+using tut::warp::PredicatedWarpScan;
+using tut::warp::scan_parts_kernel;
 using tut::warp::scan_warp;  // warp_scan_probe.cu compiles scan_inline_ptx::scan_warp
-
-// Each block takes parts blockIdx.x, blockIdx.x + gridDim.x, ...; each thread loads one element
-// of the part into a register, the block scans the part with all its warps, and writes the scanned
-// part and its total.
-__global__ void scan_parts_kernel(const std::uint32_t* in, std::uint32_t* out, std::uint32_t* part_sums,
-                                  std::int64_t n, std::int64_t parts) {
-  __shared__ std::uint32_t warp_sums[kWarpsPerPart];
-  for (std::int64_t part = blockIdx.x; part < parts; part += gridDim.x) {
-    const std::int64_t i = part * kPartSize + threadIdx.x;
-    // Element i to this thread's register: a warp's 32 loads are 32 consecutive words, one 128-byte
-    // request. Past the end, 0 (the identity of +) keeps the scan and the total right.
-    std::uint32_t val = i < n ? in[i] : 0;
-    __syncthreads();  // orders the previous part's reads of warp_sums before this part's writes
-    val = scan_block_32_warps(val, warp_sums);  // in registers
-    if (i < n) out[i] = val;
-    if (threadIdx.x == kPartSize - 1) part_sums[part] = val;
-  }
-}
 
 // The recursion of chapter 10 (ScanThenFan run again on the part sums), add_base_kernel and the
 // launches are the same in chapters 10-12: common/scan_then_fan.cuh. This chapter gives them its
@@ -71,7 +55,8 @@ inline std::size_t workspace_bytes(std::size_t n) { return tut::scan_then_fan::r
 
 inline void inclusive_scan(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace,
                            cudaStream_t stream) {
-  tut::scan_then_fan::inclusive_scan_recursive<scan_parts_kernel>(d_in, d_out, n, d_workspace, stream);
+  tut::scan_then_fan::inclusive_scan_recursive<scan_parts_kernel<PredicatedWarpScan>>(d_in, d_out, n, d_workspace,
+                                                                                      stream);
 }
 
 }  // namespace scan_inline_ptx

@@ -8,7 +8,7 @@
 // chapter 14's block scan (built on chapter 12's predicated shuffle warp scan), release/acquire status
 // words. Chapter 16 tunes it.
 //
-//   init_tile_status_kernel  reset the tile counter and every tile's status word to X
+//   init_tile_status_kernel  reset the tile counter and every tile's status word to X (common/scan_lookback.cuh)
 //   scan_tiles_kernel        <<<tiles, 1024>>>  take a tile, scan it, look back, publish, write
 #pragma once
 
@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "cuda_check.cuh"
+#include "scan_lookback.cuh"
 #include "warp_scan.cuh"
 
 namespace scan_decoupled_lookback {
@@ -28,57 +29,42 @@ constexpr int kWarpSize = 32;
 constexpr int kWarpsPerTile = kTileSize / kWarpSize;
 static_assert(kWarpsPerTile == kWarpSize, "a tile is 32 warps, so that one warp scans the 32 warp totals");
 constexpr unsigned kFullMask = 0xffffffffu;  // all 32 lanes take part in every shuffle
-constexpr int kInitThreads = 256;            // threads per block of the status-reset kernel
-constexpr int kMaxInitBlocks = 1024;         // it loops over the status words beyond this many blocks
 
 // ---- Warp building blocks, in common/warp_scan.cuh: chapter 12's block scan (scan_block_32_warps) and
 // reduce_warp, the sum over a warp by xor-butterfly shuffles, returned to every lane.
 using tut::warp::reduce_warp;
 
-// ---- Tile status words ------------------------------------------------------------------------------
-// One 64-bit word per tile: the flag in the high half, the 32-bit value in the low half. Because the two
-// travel in one aligned 64-bit access, a reader never sees a flag with another write's value.
-//
-//   X (invalid)   the tile has not published anything yet           -> a reader must wait
-//   A (aggregate) value = sum of this tile's elements only          -> add it and keep looking back
-//   P (inclusive) value = sum of every element up to this tile's end -> add it and stop
-//
-// A tile's word moves X -> A -> P (tile 0: X -> P) and never back.
-using StatusWord = unsigned long long;
-enum TileFlag : std::uint32_t { kInvalid = 0, kAggregate = 1, kInclusive = 2 };
+// ---- Tile status words: introduced here, now in common/scan_lookback.cuh ----------------------------------
+// One 64-bit word per tile, flag (X invalid, A aggregate, P inclusive prefix) in the high half and the 32-bit
+// value in the low half, so that a reader never sees a flag with another write's value; accessed through
+// cuda::atomic_ref at device scope (served by L2, never cached in a register, never torn).
+using tut::lookback::kAggregate;
+using tut::lookback::kInclusive;
+using tut::lookback::kInvalid;
+using tut::lookback::make_status;
+using tut::lookback::status_flag;
+using tut::lookback::status_value;
+using tut::lookback::StatusRef;
+using tut::lookback::StatusWord;
 
-__host__ __device__ constexpr StatusWord make_status(std::uint32_t flag, std::uint32_t value) {
-  return (static_cast<StatusWord>(flag) << 32) | value;
-}
-__device__ __forceinline__ std::uint32_t status_flag(StatusWord word) {
-  return static_cast<std::uint32_t>(word >> 32);
-}
-__device__ __forceinline__ std::uint32_t status_value(StatusWord word) {
-  return static_cast<std::uint32_t>(word);
-}
-
-// Device-scope atomics: blocks on other SMs read these words, so the accesses must be served by the
-// (coherent) L2 and not by an SM's own L1, and the compiler must neither cache a load in a register
-// across loop iterations nor tear or merge the 64-bit access. cuda::atomic_ref gives all three.
-// Release/acquire is stronger than this scan needs (the value is inside the word, see the README);
-// it is what a design that publishes data in a separate buffer would need.
-using StatusRef = cuda::atomic_ref<StatusWord, cuda::thread_scope_device>;
-
-__device__ __forceinline__ void publish_status(StatusWord* status, std::int64_t tile, std::uint32_t flag,
+// Published with release and read with acquire here: stronger than this scan needs (the value is inside
+// the word, see the README); it is what a design that publishes data in a separate buffer would need.
+// Chapter 16 relaxes them (tut::lookback::publish_status, read_status).
+__device__ __forceinline__ void publish_status_release(StatusWord* status, std::int64_t tile, std::uint32_t flag,
                                                std::uint32_t value) {
   StatusRef(status[tile]).store(make_status(flag, value), cuda::memory_order_release);
 }
-__device__ __forceinline__ StatusWord read_status(StatusWord* status, std::int64_t tile) {
+__device__ __forceinline__ StatusWord read_status_acquire(StatusWord* status, std::int64_t tile) {
   return StatusRef(status[tile]).load(cuda::memory_order_acquire);
 }
 
-// ---- Workspace: the tile counter, then one status word per tile ---------------------------------------
-constexpr std::size_t kStatusOffset = 128;  // the counter keeps a 128-byte line of its own
-
+// ---- Workspace: the tile counter (its own 128-byte line), then one status word per tile ----------------
 inline std::size_t tile_count(std::size_t n) { return (n + kTileSize - 1) / kTileSize; }
 
 // Scratch the scan needs for n elements: 128 bytes for the tile counter plus 8 bytes per tile.
-inline std::size_t workspace_bytes(std::size_t n) { return kStatusOffset + tile_count(n) * sizeof(StatusWord); }
+inline std::size_t workspace_bytes(std::size_t n) {
+  return tut::lookback::kStatusOffset + tile_count(n) * sizeof(StatusWord);
+}
 
 // ---- The look-back --------------------------------------------------------------------------------------
 // The sum of all elements before `tile` (its exclusive prefix), called by all 32 lanes of one warp.
@@ -93,7 +79,7 @@ __device__ __forceinline__ std::uint32_t look_back(StatusWord* status, std::int6
     const std::int64_t predecessor = window_end - kWarpSize + lane;
     StatusWord word;
     do {
-      word = predecessor >= 0 ? read_status(status, predecessor) : make_status(kInclusive, 0);
+      word = predecessor >= 0 ? read_status_acquire(status, predecessor) : make_status(kInclusive, 0);
     } while (__any_sync(kFullMask, status_flag(word) == kInvalid));
 
     const unsigned inclusive_lanes = __ballot_sync(kFullMask, status_flag(word) == kInclusive);
@@ -109,20 +95,14 @@ __device__ __forceinline__ std::uint32_t look_back(StatusWord* status, std::int6
 __device__ __forceinline__ std::uint32_t wait_for_predecessor(StatusWord* status, std::int64_t tile) {
   StatusWord word;
   do {
-    word = read_status(status, tile - 1);
+    word = read_status_acquire(status, tile - 1);
   } while (status_flag(word) != kInclusive);
   return status_value(word);
 }
 
 // ---- Kernels --------------------------------------------------------------------------------------------
-// Resets the counter and every status word to X before each scan (the workspace holds garbage, or the
-// previous scan's words). The scan kernel starts after this kernel ends, so plain stores suffice.
-__global__ void init_tile_status_kernel(unsigned* tile_counter, StatusWord* status, std::int64_t tiles) {
-  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t t = first; t < tiles; t += stride) status[t] = make_status(kInvalid, 0);
-  if (first == 0) *tile_counter = 0;
-}
+// The status reset before each scan (init_tile_status_kernel: the counter and every word to X) is in
+// common/scan_lookback.cuh.
 
 // One tile per block. kDecoupled = true is the decoupled look-back, false the chained scan.
 template <bool kDecoupled>
@@ -149,16 +129,16 @@ __global__ __launch_bounds__(kTileSize) void scan_tiles_kernel(const std::uint32
   if (threadIdx.x < kWarpSize) {
     std::uint32_t exclusive_prefix = 0;
     if (tile == 0) {
-      if (lane == 0) publish_status(status, tile, kInclusive, tile_aggregate);
+      if (lane == 0) publish_status_release(status, tile, kInclusive, tile_aggregate);
     } else if (kDecoupled) {
       // The aggregate first, so that successors can use it before this tile knows its prefix ...
-      if (lane == 0) publish_status(status, tile, kAggregate, tile_aggregate);
+      if (lane == 0) publish_status_release(status, tile, kAggregate, tile_aggregate);
       exclusive_prefix = look_back(status, tile);
       // ... then the inclusive prefix, which ends the look-back of every successor that reaches it.
-      if (lane == 0) publish_status(status, tile, kInclusive, exclusive_prefix + tile_aggregate);
+      if (lane == 0) publish_status_release(status, tile, kInclusive, exclusive_prefix + tile_aggregate);
     } else if (lane == 0) {
       exclusive_prefix = wait_for_predecessor(status, tile);
-      publish_status(status, tile, kInclusive, exclusive_prefix + tile_aggregate);
+      publish_status_release(status, tile, kInclusive, exclusive_prefix + tile_aggregate);
     }
     if (lane == 0) exclusive_prefix_shared = exclusive_prefix;
   }
@@ -177,15 +157,9 @@ inline void launch_scan(const std::int32_t* d_in, std::int32_t* d_out, std::size
   auto* out = reinterpret_cast<std::uint32_t*>(d_out);
   // tiles < 2^32 fits the 32-bit tile counter: that would take 2^42 elements, far past any GPU's memory.
   const std::size_t tiles = tile_count(n);
-  auto* tile_counter = static_cast<unsigned*>(d_workspace);
-  auto* status = reinterpret_cast<StatusWord*>(static_cast<unsigned char*>(d_workspace) + kStatusOffset);
-
-  const std::size_t init_blocks_needed = (tiles + kInitThreads - 1) / kInitThreads;
-  const unsigned init_blocks = static_cast<unsigned>(
-      init_blocks_needed < static_cast<std::size_t>(kMaxInitBlocks) ? init_blocks_needed : kMaxInitBlocks);
-  init_tile_status_kernel<<<init_blocks, kInitThreads, 0, stream>>>(tile_counter, status,
-                                                                    static_cast<std::int64_t>(tiles));
-  TUT_CHECK_LAUNCH();
+  unsigned* tile_counter = tut::lookback::workspace_tile_counter(d_workspace);
+  StatusWord* status = tut::lookback::workspace_status(d_workspace);
+  tut::lookback::launch_init_tile_status(tile_counter, status, tiles, stream);
 
   // Exactly one block per tile (a grid of up to 2^31 - 1 blocks: 2^41 elements).
   scan_tiles_kernel<kDecoupled><<<static_cast<unsigned>(tiles), kTileSize, 0, stream>>>(

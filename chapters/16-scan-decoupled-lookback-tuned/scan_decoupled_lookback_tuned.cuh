@@ -7,7 +7,7 @@
 //   - relaxed status words (the value travels inside the word, so no release/acquire fences are needed);
 //   - the look-back backs off with __nanosleep instead of hammering L2 while predecessors are not ready.
 //
-//   init_tile_status_kernel    reset the tile counter and every tile's status word to X
+//   init_tile_status_kernel    reset the tile counter and every tile's status word to X (common/scan_lookback.cuh)
 //   scan_tiles_kernel<Tuning>  <<<tiles, BlockThreads>>>  take a tile, load it as int4, scan it in
 //                              registers, look back (warp 0), publish, store as int4
 #pragma once
@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "cuda_check.cuh"
+#include "scan_lookback.cuh"
 #include "warp_scan.cuh"
 
 namespace scan_decoupled_lookback_tuned {
@@ -26,8 +27,6 @@ namespace scan_decoupled_lookback_tuned {
 constexpr int kWarpSize = 32;
 constexpr int kVectorItems = 4;  // int32 per int4
 constexpr unsigned kFullMask = 0xffffffffu;
-constexpr int kInitThreads = 256;     // threads per block of the status-reset kernel
-constexpr int kMaxInitBlocks = 1024;  // it loops over the status words beyond this many blocks
 
 enum class CacheHint {
   kDefault,    // plain ld.global / st.global
@@ -65,50 +64,19 @@ struct Tuning {
 // variants are the other shapes.
 using DefaultTuning = Tuning<256, 32>;
 
-// ---- Tile status words (as in chapter 15) ---------------------------------------------------------------
-//   X (invalid)   not published yet                 -> wait
-//   A (aggregate) value = this tile's sum            -> add, keep looking back
-//   P (inclusive) value = sum up to this tile's end  -> add, stop
-using StatusWord = unsigned long long;
-enum TileFlag : std::uint32_t { kInvalid = 0, kAggregate = 1, kInclusive = 2 };
-
-__host__ __device__ constexpr StatusWord make_status(std::uint32_t flag, std::uint32_t value) {
-  return (static_cast<StatusWord>(flag) << 32) | value;
-}
-__device__ __forceinline__ std::uint32_t status_flag(StatusWord word) {
-  return static_cast<std::uint32_t>(word >> 32);
-}
-__device__ __forceinline__ std::uint32_t status_value(StatusWord word) {
-  return static_cast<std::uint32_t>(word);
-}
-
-// Relaxed device-scope atomics (ld.relaxed.gpu / st.relaxed.gpu, served by L2): enough here, because a
-// reader needs nothing but the word itself: flag and value arrive together in one single-copy-atomic
-// 64-bit access, and per-location coherence keeps a word from ever going back from P to A or X.
-// Chapter 15's release/acquire makes every publication wait for the thread's earlier writes, and orders
-// nothing this scan reads.
-using StatusRef = cuda::atomic_ref<StatusWord, cuda::thread_scope_device>;
-
-__device__ __forceinline__ void publish_status(StatusWord* status, std::int64_t tile, std::uint32_t flag,
-                                               std::uint32_t value) {
-  StatusRef(status[tile]).store(make_status(flag, value), cuda::memory_order_relaxed);
-}
-__device__ __forceinline__ StatusWord read_status(StatusWord* status, std::int64_t tile) {
-  return StatusRef(status[tile]).load(cuda::memory_order_relaxed);
-}
-
-// ---- Workspace: the tile counter, then one status word per tile ---------------------------------------
-constexpr std::size_t kStatusOffset = 128;  // the counter keeps a 128-byte line of its own
-
-template <class T>
-inline std::size_t tile_count(std::size_t n) {
-  return (n + T::kTileItems - 1) / T::kTileItems;
-}
-
-template <class T>
-inline std::size_t workspace_bytes_for(std::size_t n) {
-  return kStatusOffset + tile_count<T>(n) * sizeof(StatusWord);
-}
+// ---- Status words, workspace, status reset: common/scan_lookback.cuh ----------------------------------------
+// Chapter 15's status words (X, A, P with the value in one 64-bit word), published and read here with relaxed
+// device-scope atomics (ld.relaxed.gpu / st.relaxed.gpu, served by L2): a reader needs nothing but the word
+// itself, and per-location coherence keeps a word from ever going back from P to A or X; chapter 15's
+// release/acquire makes every publication wait for the thread's earlier writes, and orders nothing this scan
+// reads. Relaxed publication, the workspace helpers and the reset's launch start here; they now live in
+// common/scan_lookback.cuh.
+using tut::lookback::launch_init_tile_status;
+using tut::lookback::StatusWord;
+using tut::lookback::tile_count;
+using tut::lookback::workspace_bytes_for;
+using tut::lookback::workspace_status;
+using tut::lookback::workspace_tile_counter;
 
 // ---- Moving the data: each warp owns a contiguous segment of 32 * ItemsPerThread elements -----------------
 // Vector-striped: row r of the segment is 32 int4 vectors, lane l holds vector r * 32 + l. A warp's load
@@ -185,10 +153,7 @@ __device__ __forceinline__ void store_segment_guarded(std::uint32_t* out, std::i
 }
 
 // ---- Scanning in registers ---------------------------------------------------------------------------------
-// shfl_up_add and scan_warp (chapter 12's predicated Kogge-Stone scan) and reduce_warp (sum over the
-// warp by xor-butterfly shuffles, returned to every lane) live in common/warp_scan.cuh.
-using tut::warp::reduce_warp;
-using tut::warp::scan_warp;
+// shfl_up_add (one step of chapter 12's predicated Kogge-Stone scan) lives in common/warp_scan.cuh.
 using tut::warp::shfl_up_add;
 
 // Turns the warp's segment into its inclusive scan (relative to the segment start) and returns the
@@ -221,93 +186,17 @@ __device__ __forceinline__ std::uint32_t scan_segment(std::uint32_t (&items)[T::
   return rows_before;
 }
 
-// ---- The look-back (chapter 15's, with a backoff) ------------------------------------------------------------
-// The sum of all elements before `tile`, called by all 32 lanes of one warp: read the 32 nearest
-// predecessors' words at once; while any is X, sleep (doubling) and read again; then the nearest P (ballot)
-// and the aggregates after it, or all 32 aggregates and the next window back.
-template <class T>
-__device__ __forceinline__ std::uint32_t look_back(StatusWord* status, std::int64_t tile) {
-  const int lane = threadIdx.x % kWarpSize;
-  std::uint32_t exclusive_prefix = 0;
-  for (std::int64_t window_end = tile;; window_end -= kWarpSize) {
-    const std::int64_t predecessor = window_end - kWarpSize + lane;
-    StatusWord word = predecessor >= 0 ? read_status(status, predecessor) : make_status(kInclusive, 0);
-    unsigned sleep_ns = T::kFirstSleepNs;
-    while (__any_sync(kFullMask, status_flag(word) == kInvalid)) {
-      // Backing off leaves L2 to the tiles that are still loading, instead of 32 reads per spin per
-      // waiting block; the doubling bounds the number of reads while keeping the first retries quick.
-      if constexpr (T::kMaxSleepNs > 0) {
-        __nanosleep(sleep_ns);
-        sleep_ns = sleep_ns * 2 < static_cast<unsigned>(T::kMaxSleepNs) ? sleep_ns * 2 : T::kMaxSleepNs;
-      }
-      if (predecessor >= 0) word = read_status(status, predecessor);
-    }
-    const unsigned inclusive_lanes = __ballot_sync(kFullMask, status_flag(word) == kInclusive);
-    const int nearest = inclusive_lanes != 0 ? kWarpSize - 1 - __clz(static_cast<int>(inclusive_lanes)) : 0;
-    exclusive_prefix += reduce_warp(lane >= nearest ? status_value(word) : 0u);
-    if (inclusive_lanes != 0) return exclusive_prefix;
-  }
-}
-
-// ---- One tile's block-wide steps ----------------------------------------------------------------------------
-// Block-wide shared memory of those steps.
-template <class T>
-struct TileScanShared {
-  std::uint32_t warp_aggregates[T::kWarps];
-  std::uint32_t exclusive_prefix;
-};
-
-struct TileOffsets {
-  std::uint32_t tile_aggregate;  // the sum of the whole tile
-  std::uint32_t segment_offset;  // the sum of the tile's elements before this warp's segment
-};
-
-// Given each warp's segment sum, the warp's offset in the tile and the tile's sum (one barrier).
-template <class T>
-__device__ __forceinline__ TileOffsets scan_warp_sums(std::uint32_t segment_sum, TileScanShared<T>& shared) {
-  const int lane = threadIdx.x % kWarpSize;
-  const int warp = threadIdx.x / kWarpSize;
-  if (lane == 0) shared.warp_aggregates[warp] = segment_sum;
-  __syncthreads();
-  // Every warp scans the (at most 32) warp sums itself: its own offset in the tile and the tile's sum, with
-  // no second barrier.
-  const std::uint32_t warp_sum = lane < T::kWarps ? shared.warp_aggregates[lane] : 0u;
-  const std::uint32_t warp_sums_scanned = scan_warp(warp_sum);
-  return {__shfl_sync(kFullMask, warp_sums_scanned, T::kWarps - 1),
-          __shfl_sync(kFullMask, warp_sums_scanned - warp_sum, warp)};
-}
-
-// Warp 0 publishes the aggregate at once, looks back, publishes the inclusive prefix; returns the sum of
-// everything before the tile to every thread. Contains one barrier (the other warps wait at it).
-template <class T>
-__device__ __forceinline__ std::uint32_t tile_exclusive_prefix(StatusWord* status, std::int64_t tile,
-                                                               std::uint32_t tile_aggregate,
-                                                               TileScanShared<T>& shared) {
-  const int lane = threadIdx.x % kWarpSize;
-  if (threadIdx.x / kWarpSize == 0) {
-    std::uint32_t exclusive_prefix = 0;
-    if (tile == 0) {
-      if (lane == 0) publish_status(status, tile, kInclusive, tile_aggregate);
-    } else {
-      if (lane == 0) publish_status(status, tile, kAggregate, tile_aggregate);
-      exclusive_prefix = look_back<T>(status, tile);
-      if (lane == 0) publish_status(status, tile, kInclusive, exclusive_prefix + tile_aggregate);
-    }
-    if (lane == 0) shared.exclusive_prefix = exclusive_prefix;
-  }
-  __syncthreads();
-  return shared.exclusive_prefix;
-}
+// ---- The look-back and the tile's block-wide steps: common/scan_lookback.cuh ------------------------------
+// look_back<T> is chapter 15's window of 32 predecessors, with a backoff introduced here: while any word is X,
+// __nanosleep T::kFirstSleepNs, doubling up to T::kMaxSleepNs, instead of 32 L2 reads per spin per waiting
+// block. scan_warp_sums<T> gives each warp its offset in the tile and the tile's sum (one barrier: every warp
+// scans the warp sums itself); tile_exclusive_prefix<T> is warp 0's publish A, look back, publish P.
+using tut::lookback::tile_exclusive_prefix;
+using tut::lookback::TileOffsets;
+using tut::lookback::TileScanShared;
+using tut::lookback::scan_warp_sums;
 
 // ---- Kernels ----------------------------------------------------------------------------------------------
-// Resets the counter and every status word to X before each scan (as in chapter 15).
-__global__ void init_tile_status_kernel(unsigned* tile_counter, StatusWord* status, std::int64_t tiles) {
-  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t t = first; t < tiles; t += stride) status[t] = make_status(kInvalid, 0);
-  if (first == 0) *tile_counter = 0;
-}
-
 // One tile per block; the grid has exactly as many blocks as tiles. vector_io: both buffers are 16-byte
 // aligned, so full tiles use int4 accesses.
 template <class T>
@@ -340,7 +229,7 @@ __global__ __launch_bounds__(T::kBlockThreads) void scan_tiles_kernel(const std:
   const TileOffsets offsets = scan_warp_sums<T>(scan_segment<T>(items), shared);
 
   // 4. Warp 0 looks back while the other warps wait (one barrier).
-  const std::uint32_t exclusive_prefix = tile_exclusive_prefix<T>(status, tile, offsets.tile_aggregate, shared);
+  const std::uint32_t exclusive_prefix = tile_exclusive_prefix<T>(status, tile, offsets.tile_aggregate, 0u, shared);
 
   // 5. Add the segment's offset in the tile and the tile's prefix, and store.
   const std::uint32_t base = exclusive_prefix + offsets.segment_offset;
@@ -350,23 +239,6 @@ __global__ __launch_bounds__(T::kBlockThreads) void scan_tiles_kernel(const std:
     for (int c = 0; c < kVectorItems; ++c) items[r][c] += base;
   if (full_tile) store_segment<T>(out + segment_begin, items);
   else store_segment_guarded<T>(out, segment_begin, n, items);
-}
-
-// Enqueues the reset of the tile counter and of the status words of `tiles` tiles.
-inline void launch_init_tile_status(unsigned* tile_counter, StatusWord* status, std::size_t tiles,
-                                    cudaStream_t stream) {
-  const std::size_t init_blocks_needed = (tiles + kInitThreads - 1) / kInitThreads;
-  const unsigned init_blocks = static_cast<unsigned>(
-      init_blocks_needed < static_cast<std::size_t>(kMaxInitBlocks) ? init_blocks_needed : kMaxInitBlocks);
-  init_tile_status_kernel<<<init_blocks, kInitThreads, 0, stream>>>(tile_counter, status,
-                                                                    static_cast<std::int64_t>(tiles));
-  TUT_CHECK_LAUNCH();
-}
-
-// The workspace of n elements, split into the tile counter and the status words.
-inline unsigned* workspace_tile_counter(void* d_workspace) { return static_cast<unsigned*>(d_workspace); }
-inline StatusWord* workspace_status(void* d_workspace) {
-  return reinterpret_cast<StatusWord*>(static_cast<unsigned char*>(d_workspace) + kStatusOffset);
 }
 
 // True when both buffers are 16-byte aligned (int4 needs it). cudaMalloc returns 256-byte aligned buffers,

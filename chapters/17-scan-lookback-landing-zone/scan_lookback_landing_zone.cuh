@@ -10,7 +10,7 @@
 // The alternatives measured around this design (bulk copies, offsets kept from pass 1, programmatic
 // dependent launch) run the general kernel of lab/landing_zone_options.cuh.
 //
-//   init_tile_status_kernel    reset the tile counter and every tile's status word to X
+//   init_tile_status_kernel    reset the tile counter and every tile's status word to X (common/scan_lookback.cuh)
 //   scan_tiles_kernel<Tuning>  <<<tiles, BlockThreads, staged bytes>>>  take a tile, land it, sum it,
 //                              look back (warp 0), publish, scan it again, store as int4
 #pragma once
@@ -23,6 +23,7 @@
 
 #include "cuda_check.cuh"
 #include "cp_async.cuh"
+#include "scan_lookback.cuh"
 #include "warp_scan.cuh"
 #include "setup_registry.cuh"
 
@@ -31,8 +32,6 @@ namespace scan_lookback_landing_zone {
 constexpr int kWarpSize = 32;
 constexpr int kVectorItems = 4;  // int32 per int4
 constexpr unsigned kFullMask = 0xffffffffu;
-constexpr int kInitThreads = 256;     // threads per block of the status-reset kernel
-constexpr int kMaxInitBlocks = 1024;  // it loops over the status words beyond this many blocks
 
 enum class TileOrder {
   kAtomicCounter,  // tiles in the order blocks start (an atomic counter): deadlock-free by construction
@@ -73,50 +72,17 @@ struct Tuning {
 // other configurations measured.
 using DefaultTuning = Tuning<192, 48, 32, 6>;
 
-// ---- Tile status words (as in chapter 15) ---------------------------------------------------------------
-//   X (invalid)   not published yet                 -> wait
-//   A (aggregate) value = this tile's sum            -> add, keep looking back
-//   P (inclusive) value = sum up to this tile's end  -> add, stop
-using StatusWord = unsigned long long;
-enum TileFlag : std::uint32_t { kInvalid = 0, kAggregate = 1, kInclusive = 2 };
-
-__host__ __device__ constexpr StatusWord make_status(std::uint32_t flag, std::uint32_t value) {
-  return (static_cast<StatusWord>(flag) << 32) | value;
-}
-__device__ __forceinline__ std::uint32_t status_flag(StatusWord word) {
-  return static_cast<std::uint32_t>(word >> 32);
-}
-__device__ __forceinline__ std::uint32_t status_value(StatusWord word) {
-  return static_cast<std::uint32_t>(word);
-}
-
-// Relaxed device-scope atomics (ld.relaxed.gpu / st.relaxed.gpu, served by L2): enough here, because a
-// reader needs nothing but the word itself: flag and value arrive together in one single-copy-atomic
-// 64-bit access, and per-location coherence keeps a word from ever going back from P to A or X.
-// Chapter 15's release/acquire makes every publication wait for the thread's earlier writes, and orders
-// nothing this scan reads.
-using StatusRef = cuda::atomic_ref<StatusWord, cuda::thread_scope_device>;
-
-__device__ __forceinline__ void publish_status(StatusWord* status, std::int64_t tile, std::uint32_t flag,
-                                               std::uint32_t value) {
-  StatusRef(status[tile]).store(make_status(flag, value), cuda::memory_order_relaxed);
-}
-__device__ __forceinline__ StatusWord read_status(StatusWord* status, std::int64_t tile) {
-  return StatusRef(status[tile]).load(cuda::memory_order_relaxed);
-}
-
-// ---- Workspace: the tile counter, then one status word per tile ---------------------------------------
-constexpr std::size_t kStatusOffset = 128;  // the counter keeps a 128-byte line of its own
-
-template <class T>
-inline std::size_t tile_count(std::size_t n) {
-  return (n + T::kTileItems - 1) / T::kTileItems;
-}
-
-template <class T>
-inline std::size_t workspace_bytes_for(std::size_t n) {
-  return kStatusOffset + tile_count<T>(n) * sizeof(StatusWord);
-}
+// ---- Status words, workspace, status reset: chapter 16's, in common/scan_lookback.cuh ------------------------
+using tut::lookback::kAggregate;
+using tut::lookback::kInclusive;
+using tut::lookback::kInvalid;
+using tut::lookback::launch_init_tile_status;
+using tut::lookback::make_status;
+using tut::lookback::StatusWord;
+using tut::lookback::tile_count;
+using tut::lookback::workspace_bytes_for;
+using tut::lookback::workspace_status;
+using tut::lookback::workspace_tile_counter;
 
 // ---- Moving the data: the landing zone in shared memory ---------------------------------------------------
 // Each warp owns a contiguous segment, vector-striped as in chapter 16 (row r is 32 int4 vectors, lane l
@@ -146,94 +112,15 @@ using tut::warp::reduce_warp;
 using tut::warp::scan_warp;
 using tut::warp::shfl_up_add;
 
-// ---- The look-back (chapter 15's, with a backoff) ------------------------------------------------------------
-// The sum of all elements before `tile`, called by all 32 lanes of one warp: read the 32 nearest
-// predecessors' words at once; while any is X, sleep (doubling) and read again; then the nearest P (ballot)
-// and the aggregates after it, or all 32 aggregates and the next window back.
-template <class T>
-__device__ __forceinline__ std::uint32_t look_back(StatusWord* status, std::int64_t tile) {
-  const int lane = threadIdx.x % kWarpSize;
-  std::uint32_t exclusive_prefix = 0;
-  for (std::int64_t window_end = tile;; window_end -= kWarpSize) {
-    const std::int64_t predecessor = window_end - kWarpSize + lane;
-    StatusWord word = predecessor >= 0 ? read_status(status, predecessor) : make_status(kInclusive, 0);
-    unsigned sleep_ns = T::kFirstSleepNs;
-    while (__any_sync(kFullMask, status_flag(word) == kInvalid)) {
-      // Backing off leaves L2 to the tiles that are still loading, instead of 32 reads per spin per
-      // waiting block; the doubling bounds the number of reads while keeping the first retries quick.
-      if constexpr (T::kMaxSleepNs > 0) {
-        __nanosleep(sleep_ns);
-        sleep_ns = sleep_ns * 2 < static_cast<unsigned>(T::kMaxSleepNs) ? sleep_ns * 2 : T::kMaxSleepNs;
-      }
-      if (predecessor >= 0) word = read_status(status, predecessor);
-    }
-    const unsigned inclusive_lanes = __ballot_sync(kFullMask, status_flag(word) == kInclusive);
-    const int nearest = inclusive_lanes != 0 ? kWarpSize - 1 - __clz(static_cast<int>(inclusive_lanes)) : 0;
-    exclusive_prefix += reduce_warp(lane >= nearest ? status_value(word) : 0u);
-    if (inclusive_lanes != 0) return exclusive_prefix;
-  }
-}
-
-// ---- One tile's block-wide steps ----------------------------------------------------------------------------
-// Block-wide shared memory of those steps.
-template <class T>
-struct TileScanShared {
-  std::uint32_t warp_aggregates[T::kWarps];
-  std::uint32_t exclusive_prefix;
-};
-
-struct TileOffsets {
-  std::uint32_t tile_aggregate;  // the sum of the whole tile
-  std::uint32_t segment_offset;  // the sum of the tile's elements before this warp's segment
-};
-
-// Given each warp's segment sum, the warp's offset in the tile and the tile's sum (one barrier).
-template <class T>
-__device__ __forceinline__ TileOffsets scan_warp_sums(std::uint32_t segment_sum, TileScanShared<T>& shared) {
-  const int lane = threadIdx.x % kWarpSize;
-  const int warp = threadIdx.x / kWarpSize;
-  if (lane == 0) shared.warp_aggregates[warp] = segment_sum;
-  __syncthreads();
-  // Every warp scans the (at most 32) warp sums itself: its own offset in the tile and the tile's sum, with
-  // no second barrier.
-  const std::uint32_t warp_sum = lane < T::kWarps ? shared.warp_aggregates[lane] : 0u;
-  const std::uint32_t warp_sums_scanned = scan_warp(warp_sum);
-  return {__shfl_sync(kFullMask, warp_sums_scanned, T::kWarps - 1),
-          __shfl_sync(kFullMask, warp_sums_scanned - warp_sum, warp)};
-}
-
-// Warp 0 publishes the aggregate at once, looks back, publishes the inclusive prefix; returns the sum of
-// everything before the tile to every thread. Contains one barrier (the other warps wait at it). carry_in is
-// added to tile 0's prefix, and so to every output (a scan that continues an earlier one).
-template <class T>
-__device__ __forceinline__ std::uint32_t tile_exclusive_prefix(StatusWord* status, std::int64_t tile,
-                                                               std::uint32_t tile_aggregate, std::uint32_t carry_in,
-                                                               TileScanShared<T>& shared) {
-  const int lane = threadIdx.x % kWarpSize;
-  if (threadIdx.x / kWarpSize == 0) {
-    std::uint32_t exclusive_prefix = carry_in;
-    if (tile == 0) {
-      if (lane == 0) publish_status(status, tile, kInclusive, carry_in + tile_aggregate);
-    } else {
-      if (lane == 0) publish_status(status, tile, kAggregate, tile_aggregate);
-      exclusive_prefix = look_back<T>(status, tile);
-      if (lane == 0) publish_status(status, tile, kInclusive, exclusive_prefix + tile_aggregate);
-    }
-    if (lane == 0) shared.exclusive_prefix = exclusive_prefix;
-  }
-  __syncthreads();
-  return shared.exclusive_prefix;
-}
+// ---- The look-back and the tile's block-wide steps: chapter 16's, in common/scan_lookback.cuh --------------
+// tile_exclusive_prefix<T> takes a carry_in, introduced here: it is added to tile 0's prefix, and so to every
+// output (a scan that continues an earlier one; chapter 40).
+using tut::lookback::scan_warp_sums;
+using tut::lookback::tile_exclusive_prefix;
+using tut::lookback::TileOffsets;
+using tut::lookback::TileScanShared;
 
 // ---- Kernels ----------------------------------------------------------------------------------------------
-// Resets the counter and every status word to X before each scan (as in chapter 15).
-__global__ void init_tile_status_kernel(unsigned* tile_counter, StatusWord* status, std::int64_t tiles) {
-  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t t = first; t < tiles; t += stride) status[t] = make_status(kInvalid, 0);
-  if (first == 0) *tile_counter = 0;
-}
-
 // The blocks per SM that __launch_bounds__ asks registers for: none below sm_80, whose SMs hold only 1024
 // threads, where the shapes tuned for 9 blocks of 128 cannot fit.
 __host__ __device__ constexpr int min_blocks_per_sm(int wanted) {
@@ -329,23 +216,6 @@ __global__ __launch_bounds__(T::kBlockThreads, min_blocks_per_sm(T::kMinBlocksPe
         if (segment_begin + v * kVectorItems + c < n) out[segment_begin + v * kVectorItems + c] = scanned[c];
     }
   }
-}
-
-// Enqueues the reset of the tile counter and of the status words of `tiles` tiles.
-inline void launch_init_tile_status(unsigned* tile_counter, StatusWord* status, std::size_t tiles,
-                                    cudaStream_t stream) {
-  const std::size_t init_blocks_needed = (tiles + kInitThreads - 1) / kInitThreads;
-  const unsigned init_blocks = static_cast<unsigned>(
-      init_blocks_needed < static_cast<std::size_t>(kMaxInitBlocks) ? init_blocks_needed : kMaxInitBlocks);
-  init_tile_status_kernel<<<init_blocks, kInitThreads, 0, stream>>>(tile_counter, status,
-                                                                    static_cast<std::int64_t>(tiles));
-  TUT_CHECK_LAUNCH();
-}
-
-// The workspace of n elements, split into the tile counter and the status words.
-inline unsigned* workspace_tile_counter(void* d_workspace) { return static_cast<unsigned*>(d_workspace); }
-inline StatusWord* workspace_status(void* d_workspace) {
-  return reinterpret_cast<StatusWord*>(static_cast<unsigned char*>(d_workspace) + kStatusOffset);
 }
 
 // True when both buffers are 16-byte aligned (int4 and 16-byte cp.async need it).

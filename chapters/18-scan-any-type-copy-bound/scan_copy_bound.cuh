@@ -28,10 +28,13 @@
 #include <cstring>
 #include <type_traits>
 
+#include "bulk_copy.cuh"
+#include "cp_async.cuh"
 #include "cuda_check.cuh"
-// Chapter 17's lesson header: its cp.async copy, status reset sizes and shared-memory plan; its lab's bulk-copy
-// (mbarrier) wrappers. Included, not copied (they move to common/ with the warp-helper refactor).
-#include "../17-scan-lookback-landing-zone/lab/landing_zone_options.cuh"
+#include "scan_lookback.cuh"
+#include "setup_registry.cuh"
+// Chapter 17's lesson header: its blocks per SM for __launch_bounds__ and its shared-memory opt-in.
+#include "../17-scan-lookback-landing-zone/scan_lookback_landing_zone.cuh"
 
 namespace scan_copy_bound {
 
@@ -115,7 +118,10 @@ template <class T, class Op>
 using StageTuning = Tuning<T, Op, 192, 12, 8, 6>;
 
 // ---- Tile status ------------------------------------------------------------------------------------------------
-enum TileFlag : std::uint32_t { kInvalid = 0, kAggregate = 1, kInclusive = 2 };
+// The flags of chapter 15's status words (common/scan_lookback.cuh): X, A, P.
+using tut::lookback::kAggregate;
+using tut::lookback::kInclusive;
+using tut::lookback::kInvalid;
 
 // 4-byte values: flag and value in one 64-bit word, relaxed device-scope atomics (chapter 17).
 template <class T>
@@ -457,11 +463,11 @@ __global__ __launch_bounds__(K::kBlockThreads, lz::min_blocks_per_sm(K::kMinBloc
     tile_shared = t;
     if constexpr (kBulk) {
       if (is_full(t)) {
-        lz::mbarrier_init(&tile_landed, 1);
-        lz::fence_mbarrier_init();
-        lz::mbarrier_arrive_expect_tx(&tile_landed, K::kStagedBytes);
+        tut::bulk_copy::mbarrier_init(&tile_landed, 1);
+        tut::bulk_copy::fence_mbarrier_init();
+        tut::bulk_copy::mbarrier_arrive_expect_tx(&tile_landed, K::kStagedBytes);
         for (int w = 0; w < K::kWarps; ++w)
-          lz::bulk_copy_global_to_shared(staged_vectors + w * kStagedRowsPerWarp,
+          tut::bulk_copy::bulk_copy_global_to_shared(staged_vectors + w * kStagedRowsPerWarp,
                                          in + static_cast<std::int64_t>(t) * K::kTileItems + w * K::kWarpItems,
                                          K::kWarpStagedBytes, &tile_landed);
       }
@@ -482,16 +488,16 @@ __global__ __launch_bounds__(K::kBlockThreads, lz::min_blocks_per_sm(K::kMinBloc
     if constexpr (!kBulk) {
 #pragma unroll
       for (int r = 0; r < K::kStagedVectors; ++r)
-        lz::copy_vector_async(staged + r * kWarpSize + lane, source + r * kWarpSize);
+        tut::async_copy::cp_async_16(staged + r * kWarpSize + lane, source + r * kWarpSize);
     }
 #pragma unroll
     for (int r = 0; r < K::kRegisterVectors; ++r)
       held[r] = load_register_vector<K>(source + (K::kStagedVectors + r) * kWarpSize);
     if constexpr (kBulk) {
-      while (!lz::mbarrier_try_wait_parity(&tile_landed, 0)) {
+      while (!tut::bulk_copy::mbarrier_try_wait_parity(&tile_landed, 0)) {
       }
     } else {
-      lz::wait_own_async_copies();
+      tut::async_copy::cp_async_wait_all();
     }
   } else {  // the last tile or misaligned buffers: item by item, the identity past the end
 #pragma unroll
@@ -582,8 +588,9 @@ inline void setup_scan() {
   });
 }
 
-// Enqueues the inclusive scan of n values with tuning K: the status reset, then one kernel (setup_scan<K>() must
-// have run on this device). stamps: kStamps per tile for a Timeline tuning, else unused.
+// Enqueues the inclusive scan of n values with tuning K: the status reset, then one kernel. Throws
+// std::logic_error when setup_scan<K>() has not run on the current device (n = 0 enqueues nothing and needs
+// none). stamps: kStamps per tile for a Timeline tuning, else unused.
 template <class K>
 inline void inclusive_scan_with(const typename K::Value* in, typename K::Value* out, std::size_t n,
                                 void* workspace, cudaStream_t stream, std::uint64_t* stamps = nullptr) {
@@ -592,14 +599,11 @@ inline void inclusive_scan_with(const typename K::Value* in, typename K::Value* 
   shared_memory_allowed<K>.require("scan_copy_bound", "setup_scan<Tuning>");
   const std::size_t tiles = tile_count<K>(n);  // < 2^31 for any n that fits in a GPU's memory
   const TileStatus<T> status = workspace_status<T>(workspace, tiles);
-  const std::size_t init_blocks_needed = (tiles + lz::kInitThreads - 1) / lz::kInitThreads;
-  const unsigned init_blocks = static_cast<unsigned>(
-      init_blocks_needed < static_cast<std::size_t>(lz::kMaxInitBlocks) ? init_blocks_needed : lz::kMaxInitBlocks);
   typename TileStatus<T>::Flag* flags;
   if constexpr (sizeof(T) == 4) flags = status.words;
   else flags = status.flags;
-  init_tile_status_kernel<<<init_blocks, lz::kInitThreads, 0, stream>>>(workspace_tile_counter(workspace), flags,
-                                                                         static_cast<std::int64_t>(tiles));
+  init_tile_status_kernel<<<tut::lookback::init_status_blocks(tiles), tut::lookback::kInitThreads, 0, stream>>>(
+      workspace_tile_counter(workspace), flags, static_cast<std::int64_t>(tiles));
   TUT_CHECK_LAUNCH();
   scan_tiles_kernel<K><<<static_cast<unsigned>(tiles), K::kBlockThreads, K::kStagedBytes, stream>>>(
       in, out, static_cast<std::int64_t>(n), vector_aligned(in, out), workspace_tile_counter(workspace), status,

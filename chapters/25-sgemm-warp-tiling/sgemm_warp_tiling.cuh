@@ -38,6 +38,7 @@
 #include <cstdint>
 
 #include "cuda_check.cuh"
+#include "gemm/tile_blocks.cuh"
 
 namespace sgemm_warp_tiling {
 
@@ -74,121 +75,11 @@ static_assert((kBlockM * kBlockK / 4) % kThreads == 0, "every thread stages the 
 static_assert((kBlockK * kBlockN / 4) % kThreads == 0, "every thread stages the same number of B float4s");
 static_assert(kSharedBytes <= 48 * 1024, "static shared memory is limited to 48 KiB per block");
 
-// ---- Building blocks ----------------------------------------------------------------------------------
-// Four consecutive floats of one row from global memory, zeros outside the row's first `limit` columns.
-// kVectorized: one 128-bit load (the caller guarantees alignment and limit % 4 == 0).
-template <bool kVectorized>
-__device__ __forceinline__ float4 load_quad(const float* __restrict__ row, int col, int limit) {
-  if constexpr (kVectorized) {
-    return col < limit ? *reinterpret_cast<const float4*>(row + col) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  } else {
-    return make_float4(col + 0 < limit ? row[col + 0] : 0.0f, col + 1 < limit ? row[col + 1] : 0.0f,
-                       col + 2 < limit ? row[col + 2] : 0.0f, col + 3 < limit ? row[col + 3] : 0.0f);
-  }
-}
-
-// Four floats from a 16-byte aligned shared-memory address into four registers of a fragment (one LDS.128).
-__device__ __forceinline__ void load_shared_quad(float* frag, const float* smem) {
-  const float4 v = *reinterpret_cast<const float4*>(smem);
-  frag[0] = v.x;
-  frag[1] = v.y;
-  frag[2] = v.z;
-  frag[3] = v.w;
-}
-
-// Stage A[row0 .. +127][k0 .. +7] TRANSPOSED: As[c][r] = A[row0 + r][k0 + c]. Thread t reads the float4 at
-// row t / 2, columns (t % 2) * 4 .. +3, and scatters it down one column of As.
-template <bool kVectorized>
-__device__ __forceinline__ void load_tile_a(const float* __restrict__ A, int m, int k, int row0, int k0,
-                                            float (&As)[kBlockK][kBlockM + kPadA]) {
-#pragma unroll
-  for (int i = 0; i < kLoadsA; ++i) {
-    const int e = static_cast<int>(threadIdx.x) + i * kThreads;
-    const int r = e / (kBlockK / 4), c = e % (kBlockK / 4) * 4;
-    const int gr = row0 + r;
-    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    if (gr < m) v = load_quad<kVectorized>(A + static_cast<std::size_t>(gr) * k, k0 + c, k);
-    As[c + 0][r] = v.x;
-    As[c + 1][r] = v.y;
-    As[c + 2][r] = v.z;
-    As[c + 3][r] = v.w;
-  }
-}
-
-// Stage B[k0 .. +7][col0 .. +127] as it lies in global memory, one float4 per thread.
-template <bool kVectorized>
-__device__ __forceinline__ void load_tile_b(const float* __restrict__ B, int n, int k, int k0, int col0,
-                                            float (&Bs)[kBlockK][kBlockN]) {
-#pragma unroll
-  for (int i = 0; i < kLoadsB; ++i) {
-    const int e = static_cast<int>(threadIdx.x) + i * kThreads;
-    const int r = e / (kBlockN / 4), c = e % (kBlockN / 4) * 4;
-    const int gr = k0 + r;
-    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    if (gr < k) v = load_quad<kVectorized>(B + static_cast<std::size_t>(gr) * n, col0 + c, n);
-    *reinterpret_cast<float4*>(&Bs[r][c]) = v;
-  }
-}
-
-// acc += A_s^T[:][rows of this thread] * B_s[:][columns of this thread]. The thread's rows are
-// thread_row + im * 16 + 0..3, its columns thread_col + in * 32 + 0..3 (im, in = 0, 1).
-__device__ __forceinline__ void multiply_tile(const float (&As)[kBlockK][kBlockM + kPadA],
-                                              const float (&Bs)[kBlockK][kBlockN], int thread_row,
-                                              int thread_col, float (&acc)[kThreadM][kThreadN]) {
-#pragma unroll
-  for (int kk = 0; kk < kBlockK; ++kk) {
-    float a_frag[kThreadM];
-    float b_frag[kThreadN];
-#pragma unroll
-    for (int im = 0; im < kWarpIterM; ++im)
-      load_shared_quad(&a_frag[im * kQuad], &As[kk][thread_row + im * kLanesM * kQuad]);
-#pragma unroll
-    for (int in = 0; in < kWarpIterN; ++in)
-      load_shared_quad(&b_frag[in * kQuad], &Bs[kk][thread_col + in * kLanesN * kQuad]);
-#pragma unroll
-    for (int i = 0; i < kThreadM; ++i)
-#pragma unroll
-      for (int j = 0; j < kThreadN; ++j) acc[i][j] = fmaf(a_frag[i], b_frag[j], acc[i][j]);
-  }
-}
-
-// C = alpha * acc + beta * C for the elements of this thread's quads that lie inside the matrix; float4
-// stores when kVectorized (n % 4 == 0, so a quad row is wholly inside or outside). row0/col0: the
-// thread's first row and column in C; quad (im, in) starts kLanesM * 4 * im rows and kLanesN * 4 * in
-// columns further.
-template <bool kVectorized>
-__device__ __forceinline__ void store_tile(float* __restrict__ C, int m, int n, int row0, int col0,
-                                           float alpha, float beta, const float (&acc)[kThreadM][kThreadN]) {
-#pragma unroll
-  for (int i = 0; i < kThreadM; ++i) {
-    const int gr = row0 + i / kQuad * (kLanesM * kQuad) + i % kQuad;
-    if (gr >= m) break;  // rows increase with i
-    float* c_row = C + static_cast<std::size_t>(gr) * n;
-#pragma unroll
-    for (int j = 0; j < kThreadN; j += kQuad) {
-      const int gc = col0 + j / kQuad * (kLanesN * kQuad);
-      if constexpr (kVectorized) {
-        if (gc < n) {
-          float4 out = make_float4(alpha * acc[i][j], alpha * acc[i][j + 1], alpha * acc[i][j + 2],
-                                   alpha * acc[i][j + 3]);
-          if (beta != 0.0f) {
-            const float4 old = *reinterpret_cast<const float4*>(c_row + gc);
-            out.x = fmaf(beta, old.x, out.x);
-            out.y = fmaf(beta, old.y, out.y);
-            out.z = fmaf(beta, old.z, out.z);
-            out.w = fmaf(beta, old.w, out.w);
-          }
-          *reinterpret_cast<float4*>(c_row + gc) = out;
-        }
-      } else {
-#pragma unroll
-        for (int q = 0; q < kQuad; ++q)
-          if (gc + q < n)
-            c_row[gc + q] = beta == 0.0f ? alpha * acc[i][j + q] : fmaf(beta, c_row[gc + q], alpha * acc[i][j + q]);
-      }
-    }
-  }
-}
+// ---- Building blocks: common/gemm/tile_blocks.cuh ----------------------------------------------------
+// Chapter 24's, unchanged: the slice loaders (load_tile_a_transposed, load_tile_b), multiply_quads and
+// store_quads. What changes is where a thread's four quads lie: chapter 24's touch (a 1 x 1 lane grid), here
+// they are a kLanesM x kLanesN lane grid apart: rows thread_row + im * 16 + 0..3, columns
+// thread_col + in * 32 + 0..3 (im, in = 0, 1).
 
 // ---- The kernel ---------------------------------------------------------------------------------------
 template <bool kVectorized>
@@ -207,13 +98,14 @@ __global__ void __launch_bounds__(kThreads)
 
   float acc[kThreadM][kThreadN] = {};
   for (int k0 = 0; k0 < k; k0 += kBlockK) {
-    load_tile_a<kVectorized>(A, m, k, block_row, k0, As);
-    load_tile_b<kVectorized>(B, n, k, k0, block_col, Bs);
+    tut::gemm::load_tile_a_transposed<kVectorized, kBlockM, kThreads>(A, m, k, block_row, k0, As);
+    tut::gemm::load_tile_b<kVectorized, kThreads>(B, n, k, k0, block_col, Bs);
     __syncthreads();  // the slice is complete before anyone reads it
-    multiply_tile(As, Bs, thread_row, thread_col, acc);
+    tut::gemm::multiply_quads<kLanesM, kLanesN>(As, Bs, thread_row, thread_col, acc);
     __syncthreads();  // everyone is done with the slice before the next one overwrites it
   }
-  store_tile<kVectorized>(C, m, n, block_row + thread_row, block_col + thread_col, alpha, beta, acc);
+  tut::gemm::store_quads<kVectorized, kLanesM, kLanesN>(C, m, n, block_row + thread_row, block_col + thread_col,
+                                                     alpha, beta, acc);
 }
 
 // ---- Host launcher ------------------------------------------------------------------------------------

@@ -42,6 +42,7 @@
 
 #include "cuda_check.cuh"
 #include "cp_async.cuh"
+#include "gemm/tile_blocks.cuh"
 
 namespace sgemm_double_buffering {
 
@@ -89,15 +90,6 @@ using tut::async_copy::cp_async_commit;
 using tut::async_copy::cp_async_wait;
 
 // ---- Building blocks ----------------------------------------------------------------------------------
-// Four floats from a 16-byte aligned shared-memory address into four registers of a fragment (one LDS.128).
-__device__ __forceinline__ void load_shared_quad(float* frag, const float* smem) {
-  const float4 v = *reinterpret_cast<const float4*>(smem);
-  frag[0] = v.x;
-  frag[1] = v.y;
-  frag[2] = v.z;
-  frag[3] = v.w;
-}
-
 // Start copying A[row0 .. +127][k0 .. +7] TRANSPOSED: As[c][r] = A[row0 + r][k0 + c], one 4-byte cp.async
 // per element. Element e = tid + i * 256 is row e / 8, column e % 8.
 __device__ __forceinline__ void load_tile_a(const float* __restrict__ A, int m, int k, int row0, int k0,
@@ -136,65 +128,7 @@ __device__ __forceinline__ void load_tile_b(const float* __restrict__ B, int n, 
   }
 }
 
-// acc += A_s^T[:][rows of this thread] * B_s[:][columns of this thread]. The thread's rows are
-// thread_row + im * 16 + 0..3, its columns thread_col + in * 32 + 0..3 (im, in = 0, 1).
-__device__ __forceinline__ void multiply_tile(const float (&As)[kBlockK][kBlockM + kPadA],
-                                              const float (&Bs)[kBlockK][kBlockN], int thread_row,
-                                              int thread_col, float (&acc)[kThreadM][kThreadN]) {
-#pragma unroll
-  for (int kk = 0; kk < kBlockK; ++kk) {
-    float a_frag[kThreadM];
-    float b_frag[kThreadN];
-#pragma unroll
-    for (int im = 0; im < kWarpIterM; ++im)
-      load_shared_quad(&a_frag[im * kQuad], &As[kk][thread_row + im * kLanesM * kQuad]);
-#pragma unroll
-    for (int in = 0; in < kWarpIterN; ++in)
-      load_shared_quad(&b_frag[in * kQuad], &Bs[kk][thread_col + in * kLanesN * kQuad]);
-#pragma unroll
-    for (int i = 0; i < kThreadM; ++i)
-#pragma unroll
-      for (int j = 0; j < kThreadN; ++j) acc[i][j] = fmaf(a_frag[i], b_frag[j], acc[i][j]);
-  }
-}
-
-// C = alpha * acc + beta * C for the elements of this thread's quads that lie inside the matrix; float4
-// stores when kVectorized (n % 4 == 0, so a quad row is wholly inside or outside). row0/col0: the
-// thread's first row and column in C; quad (im, in) starts kLanesM * 4 * im rows and kLanesN * 4 * in
-// columns further.
-template <bool kVectorized>
-__device__ __forceinline__ void store_tile(float* __restrict__ C, int m, int n, int row0, int col0,
-                                           float alpha, float beta, const float (&acc)[kThreadM][kThreadN]) {
-#pragma unroll
-  for (int i = 0; i < kThreadM; ++i) {
-    const int gr = row0 + i / kQuad * (kLanesM * kQuad) + i % kQuad;
-    if (gr >= m) break;  // rows increase with i
-    float* c_row = C + static_cast<std::size_t>(gr) * n;
-#pragma unroll
-    for (int j = 0; j < kThreadN; j += kQuad) {
-      const int gc = col0 + j / kQuad * (kLanesN * kQuad);
-      if constexpr (kVectorized) {
-        if (gc < n) {
-          float4 out = make_float4(alpha * acc[i][j], alpha * acc[i][j + 1], alpha * acc[i][j + 2],
-                                   alpha * acc[i][j + 3]);
-          if (beta != 0.0f) {
-            const float4 old = *reinterpret_cast<const float4*>(c_row + gc);
-            out.x = fmaf(beta, old.x, out.x);
-            out.y = fmaf(beta, old.y, out.y);
-            out.z = fmaf(beta, old.z, out.z);
-            out.w = fmaf(beta, old.w, out.w);
-          }
-          *reinterpret_cast<float4*>(c_row + gc) = out;
-        }
-      } else {
-#pragma unroll
-        for (int q = 0; q < kQuad; ++q)
-          if (gc + q < n)
-            c_row[gc + q] = beta == 0.0f ? alpha * acc[i][j + q] : fmaf(beta, c_row[gc + q], alpha * acc[i][j + q]);
-      }
-    }
-  }
-}
+// Chapter 25's multiply_quads and store_quads (its lane grid), unchanged: common/gemm/tile_blocks.cuh.
 
 // ---- The kernel ---------------------------------------------------------------------------------------
 template <bool kVectorized>
@@ -227,10 +161,11 @@ __global__ void __launch_bounds__(kThreads)
     cp_async_commit();   // one group per iteration (empty on the last), so the count below stays right
     cp_async_wait<1>();  // all but the newest group have landed: this thread's copies of slice t
     __syncthreads();     // ... and every other thread's
-    multiply_tile(As[buf], Bs[buf], thread_row, thread_col, acc);
+    tut::gemm::multiply_quads<kLanesM, kLanesN>(As[buf], Bs[buf], thread_row, thread_col, acc);
     __syncthreads();     // everyone is done with buffer buf before iteration t + 1 refills it
   }
-  store_tile<kVectorized>(C, m, n, block_row + thread_row, block_col + thread_col, alpha, beta, acc);
+  tut::gemm::store_quads<kVectorized, kLanesM, kLanesN>(C, m, n, block_row + thread_row, block_col + thread_col,
+                                                     alpha, beta, acc);
 }
 
 // ---- Host launcher ------------------------------------------------------------------------------------

@@ -56,6 +56,7 @@
 
 #include "cuda_check.cuh"
 #include "cp_async.cuh"
+#include "gemm/tile_blocks.cuh"
 
 namespace sgemm_tuned {
 
@@ -119,14 +120,8 @@ using tut::async_copy::cp_async_commit;
 using tut::async_copy::cp_async_wait;
 
 // ---- Building blocks ----------------------------------------------------------------------------------
-// Four floats from a 16-byte aligned shared-memory address into four registers of a fragment (one LDS.128).
-__device__ __forceinline__ void load_shared_quad(float* frag, const float* smem) {
-  const float4 v = *reinterpret_cast<const float4*>(smem);
-  frag[0] = v.x;
-  frag[1] = v.y;
-  frag[2] = v.z;
-  frag[3] = v.w;
-}
+// load_shared_quad (one LDS.128 into a fragment): chapter 24's, in common/gemm/tile_blocks.cuh.
+using tut::gemm::load_shared_quad;
 
 // Where this thread copies from and to, computed once per block so that a slice's copies cost a pointer
 // add and a predicate each (the address arithmetic and predicates of chapter 26's copies, recomputed
@@ -247,46 +242,15 @@ __device__ __forceinline__ void multiply_tile(const float* As, const float* Bs, 
   }
 }
 
-// C = alpha * acc + beta * C for the elements of this thread's quads that lie inside the matrix; float4
-// stores when kVectorized (n % 4 == 0, so a quad row is wholly inside or outside). row0/col0: the
-// thread's first row and column in C; quad (im, in) starts kLanesM * 4 * im rows and kLanesN * 4 * in
-// columns further.
+// C = alpha * acc + beta * C for the elements of this thread's quads that lie inside the matrix: chapter 25's
+// store_quads (common/gemm/tile_blocks.cuh) with this configuration's lane grid.
 template <class Cfg, bool kVectorized>
 __device__ __forceinline__ void store_tile(float* __restrict__ C, int m, int n, int row0, int col0, float alpha,
                                            float beta, const float (&acc)[Cfg::kThreadM][Cfg::kThreadN]) {
-#pragma unroll
-  for (int i = 0; i < Cfg::kThreadM; ++i) {
-    const int gr = row0 + i / Cfg::kQuad * (Cfg::kLanesM * Cfg::kQuad) + i % Cfg::kQuad;
-    if (gr >= m) break;  // rows increase with i
-    float* c_row = C + static_cast<std::size_t>(gr) * n;
-#pragma unroll
-    for (int j = 0; j < Cfg::kThreadN; j += Cfg::kQuad) {
-      const int gc = col0 + j / Cfg::kQuad * (Cfg::kLanesN * Cfg::kQuad);
-      if constexpr (kVectorized) {
-        if (gc < n) {
-          float4 out = make_float4(alpha * acc[i][j], alpha * acc[i][j + 1], alpha * acc[i][j + 2],
-                                   alpha * acc[i][j + 3]);
-          if (beta != 0.0f) {
-            const float4 old = *reinterpret_cast<const float4*>(c_row + gc);
-            out.x = fmaf(beta, old.x, out.x);
-            out.y = fmaf(beta, old.y, out.y);
-            out.z = fmaf(beta, old.z, out.z);
-            out.w = fmaf(beta, old.w, out.w);
-          }
-          *reinterpret_cast<float4*>(c_row + gc) = out;
-        }
-      } else {
-#pragma unroll
-        for (int q = 0; q < Cfg::kQuad; ++q)
-          if (gc + q < n)
-            c_row[gc + q] = beta == 0.0f ? alpha * acc[i][j + q] : fmaf(beta, c_row[gc + q], alpha * acc[i][j + q]);
-      }
-    }
-  }
+  static_assert(Cfg::kQuad == tut::gemm::kQuad, "quads are float4");
+  tut::gemm::store_quads<kVectorized, Cfg::kLanesM, Cfg::kLanesN>(C, m, n, row0, col0, alpha, beta, acc);
 }
 
-// Which tile of C block `bid` computes: bands of kGroupM tile-rows, each band walked column by column
-// (inside a column, down the band's tile-rows). kGroupM = 1 is the plain row-by-row order.
 template <class Cfg>
 __device__ __forceinline__ void block_tile(int bid, int tiles_m, int tiles_n, int& tile_m, int& tile_n) {
   const int band_tiles = Cfg::kGroupM * tiles_n;

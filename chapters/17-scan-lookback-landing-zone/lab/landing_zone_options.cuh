@@ -12,6 +12,7 @@
 #pragma once
 
 #include "../scan_lookback_landing_zone.cuh"
+#include "bulk_copy.cuh"
 
 namespace scan_lookback_landing_zone {
 
@@ -29,43 +30,13 @@ struct OptionsTuning : Tuning<BlockThreads, StagedItems, RegisterItems, MinBlock
   static constexpr Launch kLaunch = LaunchMode;  // (a warp's staged bytes, 128 per item, suit bulk copies)
 };
 
-// Bulk copies (PTX ISA 8.0, sm_90+; called only where __CUDA_ARCH__ >= 900), one instruction per function:
-// init; make the init visible to the copy engine (the async proxy); the phase's one arrival, announcing the
-// bytes the copy engine will deliver before the phase completes; wait; copy.
-__device__ __forceinline__ void mbarrier_init(std::uint64_t* barrier, unsigned arrivals) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(barrier)), "r"(arrivals) : "memory");
-}
-__device__ __forceinline__ void fence_mbarrier_init() {
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-}
-__device__ __forceinline__ void mbarrier_arrive_expect_tx(std::uint64_t* barrier, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(barrier)), "r"(bytes)
-               : "memory");
-}
-// True once the phase with this parity has completed (acquire: the copied bytes are then visible).
-__device__ __forceinline__ bool mbarrier_try_wait_parity(std::uint64_t* barrier, unsigned parity) {
-  std::uint32_t done;
-  asm volatile(
-      "{\n\t"
-      ".reg .pred complete;\n\t"
-      "mbarrier.try_wait.parity.shared::cta.b64 complete, [%1], %2;\n\t"
-      "selp.u32 %0, 1, 0, complete;\n\t"
-      "}"
-      : "=r"(done)
-      : "r"(shared_address(barrier)), "r"(parity)
-      : "memory");
-  return done != 0;
-}
-// Copies `bytes` (a multiple of 16, both addresses 16-byte aligned) from global to shared memory; the
-// mbarrier's transaction count drops by the bytes as they land.
-__device__ __forceinline__ void bulk_copy_global_to_shared(void* destination, const void* source, unsigned bytes,
-                                                           std::uint64_t* barrier) {
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-          shared_address(destination)),
-      "l"(source), "r"(bytes), "r"(shared_address(barrier))
-      : "memory");
-}
+// Bulk copies and their mbarriers (PTX ISA 8.0, sm_90+; called only where __CUDA_ARCH__ >= 900): in
+// common/bulk_copy.cuh.
+using tut::bulk_copy::bulk_copy_global_to_shared;
+using tut::bulk_copy::fence_mbarrier_init;
+using tut::bulk_copy::mbarrier_arrive_expect_tx;
+using tut::bulk_copy::mbarrier_init;
+using tut::bulk_copy::mbarrier_try_wait_parity;
 
 // Offsets::kKept's pass 1: the offset of each of this thread's vectors in the warp's segment (the sum of the
 // segment's elements before it); vector_at(r) is the thread's vector of row r. Returns the segment's sum.
@@ -278,10 +249,8 @@ inline void inclusive_scan_options(const std::int32_t* d_in, std::int32_t* d_out
       options_plans<T>.require("scan_lookback_landing_zone (lab options)", "setup_inclusive_scan_options<Tuning>")
           .programmatic;
   const std::size_t tiles = tile_count<T>(n);
-  const std::size_t init_blocks_needed = (tiles + kInitThreads - 1) / kInitThreads;
-  const unsigned init_blocks = static_cast<unsigned>(
-      init_blocks_needed < static_cast<std::size_t>(kMaxInitBlocks) ? init_blocks_needed : kMaxInitBlocks);
-  init_tile_status_early_launch_kernel<<<init_blocks, kInitThreads, 0, stream>>>(
+  init_tile_status_early_launch_kernel<<<tut::lookback::init_status_blocks(tiles), tut::lookback::kInitThreads, 0,
+                                         stream>>>(
       workspace_tile_counter(d_workspace), workspace_status(d_workspace), static_cast<std::int64_t>(tiles));
   TUT_CHECK_LAUNCH();
   cudaLaunchAttribute attribute;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "scan_decoupled_lookback_tuned.cuh"  // chapter 16 (the include path is set in meson.build)
+#include "bulk_copy.cuh"
 #include "setup_registry.cuh"
 
 namespace scan_lookback_lab {
@@ -112,7 +113,7 @@ __global__ __launch_bounds__(T::kBlockThreads) void scan_tiles_prefetch_kernel(
 
     const TileOffsets offsets = scan_tile<T>(items, shared);
     const std::int64_t tile_after_next = claimed_tile_shared;  // thread 0 rewrites it after the next barrier
-    const std::uint32_t exclusive_prefix = tile_exclusive_prefix<T>(status, tile, offsets.tile_aggregate, shared);
+    const std::uint32_t exclusive_prefix = tile_exclusive_prefix<T>(status, tile, offsets.tile_aggregate, 0u, shared);
     add_and_store_tile<T>(out, n, vector_io, tile, exclusive_prefix + offsets.segment_offset, items);
 
 #pragma unroll
@@ -178,50 +179,13 @@ struct BulkCopyTuning : Tuning<BlockThreads, ItemsPerThread> {
   static_assert(kTileBytes % 16 == 0, "bulk copies move multiples of 16 bytes");
 };
 
-// The PTX of the bulk copies and mbarriers (PTX ISA 8.0, sm_90), one instruction per function.
-__device__ __forceinline__ std::uint32_t shared_address(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void mbarrier_init(std::uint64_t* barrier, unsigned arrivals) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(barrier)), "r"(arrivals) : "memory");
-}
-// Makes the initialised mbarriers visible to the copy engine (the async proxy) before it signals them.
-__device__ __forceinline__ void fence_mbarrier_init() {
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-}
-// The producer's arrival for one phase, announcing the bytes the copy engine will deliver before it completes.
-__device__ __forceinline__ void mbarrier_arrive_expect_tx(std::uint64_t* barrier, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(barrier)),
-               "r"(bytes)
-               : "memory");
-}
-__device__ __forceinline__ void mbarrier_arrive(std::uint64_t* barrier) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(barrier)) : "memory");
-}
-// True once the phase with this parity has completed (acquire: the copied bytes are then visible).
-__device__ __forceinline__ bool mbarrier_try_wait_parity(std::uint64_t* barrier, unsigned parity) {
-  std::uint32_t done;
-  asm volatile(
-      "{\n\t"
-      ".reg .pred complete;\n\t"
-      "mbarrier.try_wait.parity.shared::cta.b64 complete, [%1], %2;\n\t"
-      "selp.u32 %0, 1, 0, complete;\n\t"
-      "}"
-      : "=r"(done)
-      : "r"(shared_address(barrier)), "r"(parity)
-      : "memory");
-  return done != 0;
-}
-// Copy `bytes` (a multiple of 16, both addresses 16-byte aligned) from global to shared memory; the
-// mbarrier's transaction count drops by the bytes as they land.
-__device__ __forceinline__ void bulk_copy_global_to_shared(void* destination, const void* source, unsigned bytes,
-                                                           std::uint64_t* barrier) {
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-          shared_address(destination)),
-      "l"(source), "r"(bytes), "r"(shared_address(barrier))
-      : "memory");
-}
+// The bulk copies and mbarriers (PTX ISA 8.0, sm_90): in common/bulk_copy.cuh.
+using tut::bulk_copy::bulk_copy_global_to_shared;
+using tut::bulk_copy::fence_mbarrier_init;
+using tut::bulk_copy::mbarrier_arrive;
+using tut::bulk_copy::mbarrier_arrive_expect_tx;
+using tut::bulk_copy::mbarrier_init;
+using tut::bulk_copy::mbarrier_try_wait_parity;
 
 // The grid is persistent; `in` and `out` are 16-byte aligned (the host checks).
 template <class T>
@@ -281,7 +245,7 @@ __global__ __launch_bounds__(T::kBlockThreads) void scan_tiles_bulk_copy_kernel(
     // After scan_tile's barrier every thread has its items in registers: the stage is free again, and the
     // producer refills it (its atomic and copy overlap warp 0's look-back).
     if (producer) fill_stage(stage);
-    const std::uint32_t exclusive_prefix = tile_exclusive_prefix<T>(status, tile, offsets.tile_aggregate, shared);
+    const std::uint32_t exclusive_prefix = tile_exclusive_prefix<T>(status, tile, offsets.tile_aggregate, 0u, shared);
     add_and_store_tile<T>(out, n, true, tile, exclusive_prefix + offsets.segment_offset, items);
   }
 #endif
