@@ -14,7 +14,7 @@ std::vector<tut::gemm::GemmVariant> tile_by_shape_variants() {
   std::vector<tut::gemm::GemmVariant> out;
   tut::gemm::GemmVariant stage{
       "sgemm-tile-by-shape",
-      "chapter 27's kernel in the tile configuration the wave model predicts fastest for the shape (the "
+      "chapter 27's kernel in the tile configuration the per-SM model predicts fastest for the shape (the "
       "choice is printed after the table)",
       [dispatcher](int m, int n, int k, float alpha, const float* A, const float* B, float beta, float* C,
                    cudaStream_t stream) {
@@ -52,7 +52,7 @@ std::vector<tut::gemm::GemmVariant> tile_by_shape_variants() {
 
 tut::ChapterSpec chapter_spec() {
   return tut::gemm::make_gemm_chapter(
-      "28-sgemm-tile-by-shape", "SGEMM at every shape: the tile configuration chosen per shape by a wave model",
+      "28-sgemm-tile-by-shape", "SGEMM at every shape: the tile configuration chosen per shape by a per-SM model",
       tile_by_shape_variants());
 }
 

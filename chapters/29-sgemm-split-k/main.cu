@@ -42,8 +42,8 @@ std::vector<tut::gemm::GemmVariant> split_k_variants() {
   std::vector<tut::gemm::GemmVariant> out;
   out.push_back(split_variant(d, "sgemm-split-k",
                               "chapter 28's tiles with K split in up to " + std::to_string(sgemm_split_k::kMaxSplits) +
-                                  " ranges, tile and split chosen by the wave model (printed after the table); "
-                                  "partial sums in a workspace of splits x M x N floats, summed in split order",
+                                  " ranges, tile and split chosen by chapter 28's per-SM model (printed after the "
+                                  "table); partial sums in a workspace of splits x M x N floats, summed in split order",
                               -1, 0, false));
   const auto tile_kernels = sgemm_shapes::all_tile_kernels();
   for (int t : kFixedTiles)
@@ -60,7 +60,7 @@ std::vector<tut::gemm::GemmVariant> split_k_variants() {
 tut::ChapterSpec chapter_spec() {
   return tut::gemm::make_gemm_chapter("29-sgemm-split-k",
                                       "SGEMM at every shape: split-K with a deterministic reduction, tile and split "
-                                      "chosen by the wave model",
+                                      "chosen by chapter 28's per-SM model",
                                       split_k_variants());
 }
 
