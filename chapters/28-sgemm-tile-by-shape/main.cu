@@ -1,5 +1,5 @@
 // Chapter 28: SGEMM at every shape, part 1: chapter 27's kernel in a few tile configurations, one chosen per
-// shape by the wave model (shape_model.hpp). The stage is the dispatcher; every configuration stays runnable
+// shape by the per-SM model (shape_model.hpp). The stage is the dispatcher; every configuration stays runnable
 // by itself (--variant tile-<BMxBN>, or --variant all) so the GPU run measures the table that checks the rule.
 #include <memory>
 #include <string>

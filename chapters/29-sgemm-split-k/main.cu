@@ -1,5 +1,5 @@
 // Chapter 29: SGEMM at every shape, part 2: split-K with a deterministic reduction, the tile and the split
-// chosen together by chapter 28's wave model. The stage is the whole dispatcher; fixed tile-and-split
+// chosen together by chapter 28's per-SM model. The stage is the whole dispatcher; fixed tile-and-split
 // candidates stay runnable (--variant splitk-<tile>-s<splits>, or --variant all) to measure the model.
 #include <memory>
 #include <string>

@@ -1,4 +1,4 @@
-// Chapter 29: SGEMM at every shape, part 2: split-K, chosen by the same wave model as chapter 28's tiles.
+// Chapter 29: SGEMM at every shape, part 2: split-K, chosen by the same per-SM model as chapter 28's tiles.
 //
 // Where C has few tiles (128 x 4096 x 4096: 16 tiles of 128 x 256 for 132 SMs; 1024 x 1024 x 16384: 32)
 // no tile choice fills the GPU: the parallelism is in K. Split-K cuts the K sum into `splits` ranges of whole
