@@ -83,7 +83,7 @@ __global__ void scan_part_sums_kernel(std::uint32_t* part_sums, std::int64_t par
 }
 
 // Block p scans part p tile by tile. `base` starts as the total of all earlier parts and grows by
-// each tile's total, which scan_block leaves in warp_sums[kWarpsPerTile - 1]; the barrier at the
+// each tile's total, which scan_block_32_warps leaves in warp_sums[kWarpsPerTile - 1]; the barrier at the
 // top of the next tile keeps it there until every thread has read it.
 __global__ void scan_parts_kernel(const std::uint32_t* in, const std::uint32_t* part_prefix, std::uint32_t* out,
                                   std::int64_t n, std::int64_t part_length) {

@@ -8,7 +8,7 @@
 // chapter 14's block scan (built on chapter 12's predicated shuffle warp scan), release/acquire status
 // words. Chapter 16 tunes it.
 //
-//   init_tile_status_kernel  reset the tile counter and every tile's status word to X (common/scan_lookback.cuh)
+//   init_tile_status_kernel  reset the tile counter and every tile's status word to X (common/decoupled_lookback.cuh)
 //   scan_tiles_kernel        <<<tiles, 1024>>>  take a tile, scan it, look back, publish, write
 #pragma once
 
@@ -19,7 +19,7 @@
 #include <cstdint>
 
 #include "cuda_check.cuh"
-#include "scan_lookback.cuh"
+#include "decoupled_lookback.cuh"
 #include "warp_scan.cuh"
 
 namespace scan_decoupled_lookback {
@@ -34,7 +34,7 @@ constexpr unsigned kFullMask = 0xffffffffu;  // all 32 lanes take part in every 
 // reduce_warp, the sum over a warp by xor-butterfly shuffles, returned to every lane.
 using tut::warp::reduce_warp;
 
-// ---- Tile status words: introduced here, now in common/scan_lookback.cuh ----------------------------------
+// ---- Tile status words: introduced here, now in common/decoupled_lookback.cuh ----------------------------------
 // One 64-bit word per tile, flag (X invalid, A aggregate, P inclusive prefix) in the high half and the 32-bit
 // value in the low half, so that a reader never sees a flag with another write's value; accessed through
 // cuda::atomic_ref at device scope (served by L2, never cached in a register, never torn).
@@ -102,7 +102,7 @@ __device__ __forceinline__ std::uint32_t wait_for_predecessor(StatusWord* status
 
 // ---- Kernels --------------------------------------------------------------------------------------------
 // The status reset before each scan (init_tile_status_kernel: the counter and every word to X) is in
-// common/scan_lookback.cuh.
+// common/decoupled_lookback.cuh.
 
 // One tile per block. kDecoupled = true is the decoupled look-back, false the chained scan.
 template <bool kDecoupled>

@@ -7,7 +7,7 @@
 //   - relaxed status words (the value travels inside the word, so no release/acquire fences are needed);
 //   - the look-back backs off with __nanosleep instead of hammering L2 while predecessors are not ready.
 //
-//   init_tile_status_kernel    reset the tile counter and every tile's status word to X (common/scan_lookback.cuh)
+//   init_tile_status_kernel    reset the tile counter and every tile's status word to X (common/decoupled_lookback.cuh)
 //   scan_tiles_kernel<Tuning>  <<<tiles, BlockThreads>>>  take a tile, load it as int4, scan it in
 //                              registers, look back (warp 0), publish, store as int4
 #pragma once
@@ -19,7 +19,7 @@
 #include <cstdint>
 
 #include "cuda_check.cuh"
-#include "scan_lookback.cuh"
+#include "decoupled_lookback.cuh"
 #include "warp_scan.cuh"
 
 namespace scan_decoupled_lookback_tuned {
@@ -64,13 +64,13 @@ struct Tuning {
 // variants are the other shapes.
 using DefaultTuning = Tuning<256, 32>;
 
-// ---- Status words, workspace, status reset: common/scan_lookback.cuh ----------------------------------------
+// ---- Status words, workspace, status reset: common/decoupled_lookback.cuh ----------------------------------------
 // Chapter 15's status words (X, A, P with the value in one 64-bit word), published and read here with relaxed
 // device-scope atomics (ld.relaxed.gpu / st.relaxed.gpu, served by L2): a reader needs nothing but the word
 // itself, and per-location coherence keeps a word from ever going back from P to A or X; chapter 15's
 // release/acquire makes every publication wait for the thread's earlier writes, and orders nothing this scan
 // reads. Relaxed publication, the workspace helpers and the reset's launch start here; they now live in
-// common/scan_lookback.cuh.
+// common/decoupled_lookback.cuh.
 using tut::lookback::launch_init_tile_status;
 using tut::lookback::StatusWord;
 using tut::lookback::tile_count;
@@ -186,7 +186,7 @@ __device__ __forceinline__ std::uint32_t scan_segment(std::uint32_t (&items)[T::
   return rows_before;
 }
 
-// ---- The look-back and the tile's block-wide steps: common/scan_lookback.cuh ------------------------------
+// ---- The look-back and the tile's block-wide steps: common/decoupled_lookback.cuh ------------------------------
 // look_back<T> is chapter 15's window of 32 predecessors, with a backoff introduced here: while any word is X,
 // __nanosleep T::kFirstSleepNs, doubling up to T::kMaxSleepNs, instead of 32 L2 reads per spin per waiting
 // block. scan_warp_sums<T> gives each warp its offset in the tile and the tile's sum (one barrier: every warp

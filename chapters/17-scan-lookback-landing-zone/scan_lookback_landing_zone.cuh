@@ -10,7 +10,7 @@
 // The alternatives measured around this design (bulk copies, offsets kept from pass 1, programmatic
 // dependent launch) run the general kernel of lab/landing_zone_options.cuh.
 //
-//   init_tile_status_kernel    reset the tile counter and every tile's status word to X (common/scan_lookback.cuh)
+//   init_tile_status_kernel    reset the tile counter and every tile's status word to X (common/decoupled_lookback.cuh)
 //   scan_tiles_kernel<Tuning>  <<<tiles, BlockThreads, staged bytes>>>  take a tile, land it, sum it,
 //                              look back (warp 0), publish, scan it again, store as int4
 #pragma once
@@ -23,7 +23,7 @@
 
 #include "cuda_check.cuh"
 #include "cp_async.cuh"
-#include "scan_lookback.cuh"
+#include "decoupled_lookback.cuh"
 #include "warp_scan.cuh"
 #include "setup_registry.cuh"
 
@@ -72,7 +72,7 @@ struct Tuning {
 // other configurations measured.
 using DefaultTuning = Tuning<192, 48, 32, 6>;
 
-// ---- Status words, workspace, status reset: chapter 16's, in common/scan_lookback.cuh ------------------------
+// ---- Status words, workspace, status reset: chapter 16's, in common/decoupled_lookback.cuh ------------------------
 using tut::lookback::kAggregate;
 using tut::lookback::kInclusive;
 using tut::lookback::kInvalid;
@@ -112,7 +112,7 @@ using tut::warp::reduce_warp;
 using tut::warp::scan_warp;
 using tut::warp::shfl_up_add;
 
-// ---- The look-back and the tile's block-wide steps: chapter 16's, in common/scan_lookback.cuh --------------
+// ---- The look-back and the tile's block-wide steps: chapter 16's, in common/decoupled_lookback.cuh --------------
 // tile_exclusive_prefix<T> takes a carry_in, introduced here: it is added to tile 0's prefix, and so to every
 // output (a scan that continues an earlier one; chapter 40).
 using tut::lookback::scan_warp_sums;

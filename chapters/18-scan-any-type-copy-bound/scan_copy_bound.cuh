@@ -31,7 +31,7 @@
 #include "bulk_copy.cuh"
 #include "cp_async.cuh"
 #include "cuda_check.cuh"
-#include "scan_lookback.cuh"
+#include "decoupled_lookback.cuh"
 #include "setup_registry.cuh"
 // Chapter 17's lesson header: its blocks per SM for __launch_bounds__ and its shared-memory opt-in.
 #include "../17-scan-lookback-landing-zone/scan_lookback_landing_zone.cuh"
@@ -118,7 +118,7 @@ template <class T, class Op>
 using StageTuning = Tuning<T, Op, 192, 12, 8, 6>;
 
 // ---- Tile status ------------------------------------------------------------------------------------------------
-// The flags of chapter 15's status words (common/scan_lookback.cuh): X, A, P.
+// The flags of chapter 15's status words (common/decoupled_lookback.cuh): X, A, P.
 using tut::lookback::kAggregate;
 using tut::lookback::kInclusive;
 using tut::lookback::kInvalid;
