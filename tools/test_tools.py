@@ -836,6 +836,28 @@ class NcuEndToEndTest(unittest.TestCase):
         self.assertNotIn("divergent", out)
         self.assertTrue((self.out / "t.csv").is_file())
 
+    def test_sgemm_chapters_keep_their_own_shape(self):
+        # An SGEMM program's --size is the side of square matrices: the default 2^24 would ask for a 2^24-square
+        # problem (the program exits 2). Without --size the SGEMM chapters get none; the scan chapters get 2^24.
+        sgemm = FakeBuild(["20-sgemm-naive"])
+        try:
+            program = sgemm.dir / "chapters" / "20-sgemm-naive" / "20-sgemm-naive"
+            status, out, err = call(ncu.main, ["--program", str(program), "--program", str(self.program), "--ncu",
+                                               str(self.fake_ncu), "--out", str(self.out), "--preset", "sgemm"])
+            self.assertEqual(status, 0, err)
+            profiles = [c for c in self.ncu_calls() if "--profile" in c]
+            self.assertEqual(len(profiles), 2)
+            self.assertEqual(profiles[0][-3:], ["--profile", "--variant", "sgemm-naive"])
+            self.assertNotIn("--size", profiles[0])
+            self.assertEqual(profiles[1][-2:], ["--size", "2^24"])
+            self.assertIn("SGEMM: each program's default shape", out)
+            status, out, err = call(ncu.main, ["--program", str(program), "--ncu", str(self.fake_ncu),
+                                               "--out", str(self.out), "--preset", "sgemm", "--size", "512"])
+            self.assertEqual(status, 0, err)
+            self.assertEqual([c for c in self.ncu_calls() if "--profile" in c][-1][-2:], ["--size", "512"])
+        finally:
+            sgemm.cleanup()
+
     def test_permission_error(self):
         os.environ["FAKE_NCU_MODE"] = "perm"
         status, out, err = self.run_tool()
@@ -881,7 +903,8 @@ class NcuEndToEndTest(unittest.TestCase):
         status, out, err = call(ncu.main, ["--program", str(program), "--ncu", str(self.fake_ncu), "--out",
                                            str(self.out), "--variant", "step", "--preset", "memory"])
         self.assertEqual(status, 0, err)
-        rows = list(csv.DictReader(open(self.out / "ncu-compare.csv")))
+        with open(self.out / "ncu-compare.csv") as f:
+            rows = list(csv.DictReader(f))
         kernels = [r for r in rows if r["kernel"] != "(total)"]
         self.assertEqual([r["kernel"] for r in kernels], ["step_kernel"] * k)
         self.assertEqual([float(r["time us"]) for r in kernels], [1.0 * (i + 1) for i in range(k)])
@@ -901,7 +924,7 @@ class NcuEndToEndTest(unittest.TestCase):
         self.assertEqual(fft_call[fft_call.index(str(fft)):],
                          [str(fft), "--profile", "--variant", "fft-stockham-global", "--size", "2^24", "--length", "64"])
         self.assertEqual(gemm_call[gemm_call.index(str(gemm)):],
-                         [str(gemm), "--profile", "--variant", "sgemm-register-blocking", "--size", "2^24",
+                         [str(gemm), "--profile", "--variant", "sgemm-register-blocking",
                           "--m", "4096", "--n", "128", "--k", "32"])
         self.assertIn("22-sgemm-register-blocking has no --length", err)
         self.assertIn("31-fft-stockham-global has no --m", err)

@@ -7,6 +7,7 @@
 #include "main.cu"
 
 #include <climits>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -172,9 +173,13 @@ TEST_CASE("40: the GPU's generator makes exactly tut::random_integers' values, f
       CAPTURE(first);
       CAPTURE(count);
       tut::DeviceBuffer<std::int32_t> d(count + 1);
+      d.poison();  // the element past `count` must keep the poison: the generator writes exactly `count`
       tut::fill_random_integers_on_device(d.data(), count, seed, first);
       TUT_CUDA_CHECK(cudaDeviceSynchronize());
       std::vector<std::int32_t> got = d.download();
+      std::int32_t poison = 0;
+      std::memset(&poison, tut::kPoisonByte, sizeof poison);
+      CHECK(got[count] == poison);
       got.resize(count);
       const std::vector<std::int32_t> want(host.begin() + first, host.begin() + first + count);
       CHECK(tut::compare_exact(want, got).ok);

@@ -377,8 +377,21 @@ def profile_command(ncu, chapter, program, variant, size, metrics, report, chapt
     if not all_launches:
         cmd += ["--nvtx", "--nvtx-include", timed_range(chapter, variant)]
     cmd += ["--metrics", ",".join(metrics), "-o", str(report), "--force-overwrite",
-            str(program), "--profile", "--variant", variant, "--size", size, *chapter_args]
-    return cmd
+            str(program), "--profile", "--variant", variant]
+    if size is not None:
+        cmd += ["--size", size]
+    return cmd + list(chapter_args)
+
+
+DEFAULT_SIZE = "2^24"
+
+
+def size_for(size, program):
+    """The --size a chapter is profiled at: the one given, else 2^24 elements, except for the SGEMM chapters (their
+    --size is the square matrix's side), which keep their own default shape unless --m/--n/--k say otherwise."""
+    if size is not None:
+        return size
+    return None if accepts_option(program, "--m") else DEFAULT_SIZE
 
 
 def run_ncu_profile(cmd, chapter, report, timeout):
@@ -480,7 +493,9 @@ def main(argv):
                    help="profile this chapter binary instead (repeatable); its NVTX prefix is its file name")
     p.add_argument("--variant", metavar="NAME",
                    help="variant to profile in every chapter (default: each chapter's stage variant)")
-    p.add_argument("--size", default="2^24", metavar="N", help="problem size (default 2^24: quick)")
+    p.add_argument("--size", default=None, metavar="N",
+                   help=f"problem size (default {DEFAULT_SIZE} elements: quick; the SGEMM chapters, whose --size is "
+                        "the side of square matrices, keep their own default shape)")
     for name, metavar, what in CHAPTER_OPTIONS:
         p.add_argument("--" + name, type=int, metavar=metavar,
                        help=f"{what}; passed to the chapters that take --{name}")
@@ -499,7 +514,8 @@ def main(argv):
     p.add_argument("--timeout", type=float, default=600, metavar="S", help="per chapter (default 600)")
     args = p.parse_args(argv)
 
-    parse_size(args.size)
+    if args.size is not None:
+        parse_size(args.size)
     if args.timeout <= 0:
         raise ToolError("--timeout must be positive")
     for name, _, _ in CHAPTER_OPTIONS:
@@ -550,7 +566,8 @@ def main(argv):
         if variant not in names:
             raise ToolError(f"{chapter} has no variant '{variant}' (known: {', '.join(names)})")
         report = out_dir / chapter
-        cmd = profile_command(ncu, chapter, program, variant, args.size, metrics, report, passed[chapter],
+        cmd = profile_command(ncu, chapter, program, variant, size_for(args.size, program), metrics, report,
+                              passed[chapter],
                               args.all_launches)
         ok, text = run_ncu_profile(cmd, chapter, report, args.timeout)
         if not ok:
@@ -570,7 +587,8 @@ def main(argv):
     headers, display, csv_headers, raw = table_rows(profiles, metrics)
     shape = "".join(f", --{name} {getattr(args, name)}" for name, _, _ in CHAPTER_OPTIONS
                     if getattr(args, name) is not None)
-    print(f"Nsight Compute, --size {args.size}{shape}, preset {args.preset}; "
+    sizes = "--size " + (args.size or f"{DEFAULT_SIZE} (SGEMM: each program's default shape)")
+    print(f"Nsight Compute, {sizes}{shape}, preset {args.preset}; "
           + ("every launch of the process (set-up, checked run, timed run)" if args.all_launches
              else "every launch of the timed run") + ":")
     print(format_table(headers, display, "lll" + "r" * (len(headers) - 3)), end="")
