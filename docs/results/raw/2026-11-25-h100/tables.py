@@ -128,10 +128,36 @@ def fft37():
     return "\n\n".join(parts)
 
 
+def ncu_fft():
+    """The FFT ladder under tools/ncu-compare (timed run only): one row per chapter, chapter 31's ten passes summed."""
+    rows = rows_of(HERE / "ncu-bf8018c" / "ncu-fft.csv")
+    out = ["| chapter | kernel (launches) | time µs | DRAM % of peak | DRAM read MB | DRAM written MB | bank conflicts "
+           "(ld + st) | stall barrier | occupancy % | registers | instructions |",
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    chapters = []
+    for r in rows:
+        if r["chapter"] not in chapters and r["chapter"] < "36":
+            chapters.append(r["chapter"])
+    for c in chapters:
+        launches = [r for r in rows if r["chapter"] == c and r["kernel"] != "(total)"]
+        total = next((r for r in rows if r["chapter"] == c and r["kernel"] == "(total)"), launches[0])
+        name = f"`{launches[0]['kernel']}` ({len(launches)})"
+        out.append(f"| {c[:2]} | {name} | {float(total['time us']):.1f} | {float(total['DRAM %peak']):.1f} | "
+                   f"{float(total['DRAM rd MB']):.1f} | {float(total['DRAM wr MB']):.1f} | "
+                   f"{int(float(total['bank confl'])):,} | {float(total['stall barrier']):.2f} | "
+                   f"{float(total['occupancy %']):.1f} | {total['regs']} | {int(float(total['instructions'])):,} |")
+    out.append("")
+    out.append(PROVENANCE.format(what="working tree of commit bf8018c, `tools/ncu-compare --preset fft --chapters 30-37` "
+                                 "(2^24 elements, N = 1024, `--clock-control none`; every launch of the timed run, "
+                                 "summed per chapter)",
+                                 raw="../../docs/results/raw/2026-11-25-h100/ncu-bf8018c/ncu-fft.txt"))
+    return "\n".join(out)
+
+
 def main():
     OUT.mkdir(exist_ok=True)
     for name, make in [("18-variants", scan_variants), ("18-types", scan_types), ("29-shapes", gemm_shapes),
-                       ("36-candidates", fft36), ("37-candidates", fft37)]:
+                       ("36-candidates", fft36), ("37-candidates", fft37), ("ncu-fft", ncu_fft)]:
         (OUT / f"{name}.md").write_text(make() + "\n")
         print(f"wrote {OUT / (name + '.md')}")
 
