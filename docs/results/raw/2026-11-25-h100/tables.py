@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the markdown tables that chapters 18, 29, 36 and 37 cite from this folder's captures (no GPU needed):
+"""Writes the markdown tables that chapters 18, 28, 29, 36 and 37 cite from this folder's captures (no GPU needed):
 
   python3 docs/results/raw/2026-11-25-h100/tables.py        # writes tables/*.md beside this file
   tools/fill-measured docs/results/nvidia-h200.md --extra 18-h100-variants=docs/results/raw/2026-11-25-h100/tables/18-variants.md ...
@@ -93,6 +93,47 @@ def gemm_shapes():
     return "\n".join(out)
 
 
+def fp32_peak(raw_dir):
+    """The FP32 peak (GFLOP/s) the chapter programs printed in their banner, from one raw output."""
+    for f in sorted(raw_dir.glob("*.txt")):
+        m = re.search(r"^FP32 peak: .* = ([\d.]+) GFLOP/s$", f.read_text(), re.M)
+        if m:
+            return float(m.group(1))
+    raise SystemExit(f"no 'FP32 peak:' banner line under {raw_dir}")
+
+
+def gemm_screen(stage, prev, shapes):
+    """A README's first table: stage STAGE (28 or 29) at a few SHAPES beside the previous stage and cuBLAS,
+    as shares of the FP32 peak, from the same sweep as 29-shapes."""
+    d = HERE / "measure-c288e4a" / "shapes"
+    rows = {(int(r["m"]), int(r["n"]), int(r["k"])): r for r in rows_of(d / "shapes.csv")}
+    peak = fp32_peak(d / "raw")
+    out = [f"| M × N × K | {stage} (stage) GFLOP/s | % FP32 peak | {stage} / cuBLAS | {prev} / cuBLAS | "
+           f"cuBLAS % FP32 peak | {stage}'s plan |", "|---|---:|---:|---:|---:|---:|---|"]
+    for shape in shapes:
+        r = rows[shape]
+        gf, cub = float(r[f"gflops_{stage}"]), float(r[f"cublas_gflops_{stage}"])
+        out.append(f"| {shape[0]} × {shape[1]} × {shape[2]} | {gf:.0f} | {100 * gf / peak:.1f} | "
+                   f"{float(r[f'ratio_{stage}']):.3f} | {float(r[f'ratio_{prev}']):.3f} | {100 * cub / peak:.1f} | "
+                   f"{r[f'choice_{stage}'].split(':')[0]} |")
+    out.append("")
+    out.append(f"FP32 peak {peak:.0f} GFLOP/s (the programs' banner: SMs × 128 lanes × 2 flop × clock); "
+               f"cuBLAS timed by chapter {stage}'s program in the same process, chapter {prev}'s ratio by its own.")
+    out.append(PROVENANCE.format(what="working tree of commit c288e4a, `shape_sweep.py`",
+                                 raw="../../docs/results/raw/2026-11-25-h100/measure-c288e4a/shapes/shapes.csv"))
+    return "\n".join(out)
+
+
+def gemm28_screen():
+    return gemm_screen(28, 27, [(1024, 1024, 1024), (3072, 3072, 3072), (4096, 4096, 4096), (8192, 8192, 8192),
+                                (128, 4096, 4096), (256, 256, 65536)])
+
+
+def gemm29_screen():
+    return gemm_screen(29, 28, [(128, 4096, 4096), (4096, 128, 4096), (1024, 1024, 16384), (256, 256, 65536),
+                                (1024, 1024, 1024), (4096, 4096, 4096), (1, 4096, 4096)])
+
+
 def program_table(path, keep):
     """The variant rows of a program's table output, as markdown."""
     out = ["| variant | median ms | GB/s | % of `cudaMemcpy` | vs cuFFT | check |", "|---|---:|---:|---:|---:|---|"]
@@ -154,10 +195,32 @@ def ncu_fft():
     return "\n".join(out)
 
 
+def fft_screen(folder, name, lengths, keep, what):
+    """A README's first table: the stage, the previous stage, cuFFT and the copy from the --variant all runs."""
+    d = HERE / folder
+    parts = [f"N = {n}, 1 GiB batch:\n\n" + program_table(d / name.format(n=n), keep) for n in lengths]
+    parts.append(PROVENANCE.format(what=what, raw=f"../../docs/results/raw/2026-11-25-h100/{folder}/"))
+    return "\n\n".join(parts)
+
+
+def fft36_screen():
+    return fft_screen("fft36-b40c559", "c36-all-n{n}.txt", (8192, 16384),
+                      {"cudaMemcpy", "fft-one-block-large", "fft-tuned", "cufft"},
+                      "commit b40c559, `--variant all --size 2^27 --budget-ms 200` (the stage, chapter 35's and the references)")
+
+
+def fft37_screen():
+    return fft_screen("measure-c288e4a", "c37-all-n{n}.txt", (32768, 65536),
+                      {"cudaMemcpy", "fft-thread-block-cluster", "fft-one-block-large", "cufft"},
+                      "working tree of commit c288e4a, `--variant all --budget-ms 200` (the stage, chapter 36's and the references)")
+
+
 def main():
     OUT.mkdir(exist_ok=True)
     for name, make in [("18-variants", scan_variants), ("18-types", scan_types), ("29-shapes", gemm_shapes),
-                       ("36-candidates", fft36), ("37-candidates", fft37), ("ncu-fft", ncu_fft)]:
+                       ("36-candidates", fft36), ("37-candidates", fft37), ("ncu-fft", ncu_fft),
+                       ("28-screen", gemm28_screen), ("29-screen", gemm29_screen),
+                       ("36-screen", fft36_screen), ("37-screen", fft37_screen)]:
         (OUT / f"{name}.md").write_text(make() + "\n")
         print(f"wrote {OUT / (name + '.md')}")
 
