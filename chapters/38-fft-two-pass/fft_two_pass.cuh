@@ -87,33 +87,33 @@ struct TilePlan {
   static_assert(kSharedBytes <= static_cast<std::size_t>(kSharedBudget), "a block's buffers fit in 227 KiB");
 };
 
-// The split of N = 2^log2n: N1 rows (pass 1's FFT length) x N2 columns (pass 2's).
-template <int kLog2n>
-struct Split {
-  static constexpr int N = 1 << kLog2n;
-  static constexpr int N1 = 1 << (kLog2n / 2), N2 = N / N1;
+// One pass at N = 2^kLog2n, split into N1 = 2^floor(log2 N / 2) rows x N2 = N / N1 columns: pass 1 (kRows false)
+// runs N1-point FFTs down the N2 columns, pass 2 N2-point FFTs along the N1 rows; a block takes W of them, so a
+// signal has kGroups blocks.
+template <int kLog2n, class S, bool kRows>
+struct Pass : TilePlan<(kRows ? (1 << kLog2n) >> (kLog2n / 2) : 1 << (kLog2n / 2)), S> {
+  static constexpr int N = 1 << kLog2n, N1 = 1 << (kLog2n / 2), N2 = N / N1;
+  static constexpr int kGroups = (kRows ? N1 : N2) / Pass::W;
 };
 
 // ---- Pass 1: column FFTs, twiddle, stored in place of the columns ------------------------------------------
 // One block per W adjacent columns of one signal (grid: batch x N2 / W). Twiddles by sincospif.
 template <int kLog2n, class S>
-__global__ void __maxnreg__((TilePlan<Split<kLog2n>::N1, S>::kMaxRegisters))
+__global__ void __maxnreg__((Pass<kLog2n, S, false>::kMaxRegisters))
     fft_columns_kernel(const float2* __restrict__ in, float2* __restrict__ y) {
-  constexpr int N = Split<kLog2n>::N, N1 = Split<kLog2n>::N1, N2 = Split<kLog2n>::N2;
-  using TP = TilePlan<N1, S>;
-  using Plan = typename TP::Plan;
-  constexpr int E = TP::E, W = TP::W;
+  using P = Pass<kLog2n, S, false>;
+  using Plan = typename P::Plan;
+  constexpr int N = P::N, N2 = P::N2, E = P::E, W = P::W;
   extern __shared__ __align__(16) float2 shared[];
-  constexpr int kTilesPerSignal = N2 / W;
-  const long long signal = blockIdx.x / kTilesPerSignal;
+  const long long signal = blockIdx.x / P::kGroups;
   const int c = threadIdx.x % W, t = threadIdx.x / W;  // a warp: W adjacent columns, 32 / W threads of each
-  const int j2 = (blockIdx.x % kTilesPerSignal) * W + c;
+  const int j2 = (blockIdx.x % P::kGroups) * W + c;
   const float2* src = in + signal * N + j2;
   float2* dst = y + signal * N + j2;
   float2 v[E];
 #pragma unroll
   for (int i = 0; i < E; ++i) v[i] = src[fft_tuned::input_element<Plan>(t, i) * N2];
-  fft_tuned::block_fft<Plan, false>(v, shared + c * TP::kStride, t);
+  fft_tuned::block_fft<Plan, false>(v, shared + c * P::kStride, t);
 #pragma unroll
   for (int i = 0; i < E; ++i) {
     const int k1 = fft_tuned::output_element<Plan>(t, i);
@@ -124,19 +124,17 @@ __global__ void __maxnreg__((TilePlan<Split<kLog2n>::N1, S>::kMaxRegisters))
 // ---- Pass 2: row FFTs, stored transposed through shared memory -----------------------------------------------
 // One block per W adjacent rows k1 of one signal's y (grid: batch x N1 / W).
 template <int kLog2n, class S>
-__global__ void __maxnreg__((TilePlan<Split<kLog2n>::N2, S>::kMaxRegisters))
+__global__ void __maxnreg__((Pass<kLog2n, S, true>::kMaxRegisters))
     fft_rows_kernel(const float2* __restrict__ y, float2* __restrict__ out) {
-  constexpr int N = Split<kLog2n>::N, N1 = Split<kLog2n>::N1, N2 = Split<kLog2n>::N2;
-  using TP = TilePlan<N2, S>;
-  using Plan = typename TP::Plan;
-  constexpr int E = TP::E, W = TP::W;
+  using P = Pass<kLog2n, S, true>;
+  using Plan = typename P::Plan;
+  constexpr int N = P::N, N1 = P::N1, N2 = P::N2, E = P::E, W = P::W;
   extern __shared__ __align__(16) float2 shared[];
-  constexpr int kTilesPerSignal = N1 / W;
-  const long long signal = blockIdx.x / kTilesPerSignal;
-  const int k1_first = (blockIdx.x % kTilesPerSignal) * W;
-  const int r = threadIdx.x / TP::T, t = threadIdx.x % TP::T;  // a warp: adjacent values of one row
+  const long long signal = blockIdx.x / P::kGroups;
+  const int k1_first = (blockIdx.x % P::kGroups) * W;
+  const int r = threadIdx.x / P::T, t = threadIdx.x % P::T;  // a warp: adjacent values of one row
   const float2* src = y + signal * N + static_cast<long long>(k1_first + r) * N2;
-  float2* row = shared + r * TP::kStride;
+  float2* row = shared + r * P::kStride;
   float2 v[E];
 #pragma unroll
   for (int i = 0; i < E; ++i) v[i] = src[fft_tuned::input_element<Plan>(t, i)];
@@ -148,8 +146,8 @@ __global__ void __maxnreg__((TilePlan<Split<kLog2n>::N2, S>::kMaxRegisters))
   float2* dst = out + signal * N + k1_first;
 #pragma unroll
   for (int m = 0; m < E; ++m) {  // W N2 values, E per thread
-    const int e = static_cast<int>(threadIdx.x) + m * TP::kThreads, rr = e % W, k2 = e / W;
-    dst[k2 * N1 + rr] = shared[rr * TP::kStride + fft_tuned::padded<E>(k2)];
+    const int e = static_cast<int>(threadIdx.x) + m * P::kThreads, rr = e % W, k2 = e / W;
+    dst[k2 * N1 + rr] = shared[rr * P::kStride + fft_tuned::padded<E>(k2)];
   }
 }
 
@@ -173,9 +171,9 @@ struct TwoPass {
   static_assert(kFirstLog2n <= kFrom && kFrom <= kTo && kTo <= kLastLog2n, "lengths within 2^12 .. 2^22");
   static constexpr int kMinLog2n = kFrom, kMaxLog2n = kTo;
   template <int kLog2n>
-  using ColumnTile = TilePlan<Split<kLog2n>::N1, S>;
+  using ColumnTile = Pass<kLog2n, S, false>;
   template <int kLog2n>
-  using RowTile = TilePlan<Split<kLog2n>::N2, S>;
+  using RowTile = Pass<kLog2n, S, true>;
 
   // Workspace: the intermediate y, batch x N complex values.
   static std::size_t workspace_bytes(int log2n, long long batch) {
@@ -247,8 +245,7 @@ struct TwoPass {
       if (log2n != kLog2n) return launch_from<kLog2n + 1>(in, out, log2n, batch, y, stream);
       using Columns = ColumnTile<kLog2n>;
       using Rows = RowTile<kLog2n>;
-      const long long column_blocks = batch * (Split<kLog2n>::N2 / Columns::W);
-      const long long row_blocks = batch * (Split<kLog2n>::N1 / Rows::W);
+      const long long column_blocks = batch * Columns::kGroups, row_blocks = batch * Rows::kGroups;
       if (column_blocks > INT_MAX || row_blocks > INT_MAX)
         throw std::invalid_argument("fft_two_pass: a batch of " + std::to_string(batch) + " signals needs more than "
                                     "2^31 - 1 blocks");

@@ -8,16 +8,11 @@
 #   chapters/38-fft-two-pass/sweep.sh results/38 "" -- --variant fft-two-pass,fft-thread-block-cluster
 #   python3 chapters/36-fft-one-block-large/plot.py results/38 results/38/fft-two-pass.png
 set -euo pipefail
-here=$(dirname "$0")
-if [[ $# -lt 1 || "$1" == -* ]]; then
-  echo "usage: $0 DIR [PROGRAM] [-- extra program options]" >&2
-  exit 2
-fi
+[[ $# -ge 1 && "$1" != -* ]] || { echo "usage: $0 DIR [PROGRAM] [-- extra program options]" >&2; exit 2; }
 dir=$1
-program=${2:-}
-[[ -n "$program" ]] || program=build/chapters/38-fft-two-pass/38-fft-two-pass
-shift $(( $# >= 2 ? 2 : 1 ))
-"$here/../36-fft-one-block-large/sweep.sh" "$dir" "$program" "$@"
+# Chapter 36's script checks the program and writes one CSV per length.
+"$(dirname "$0")/../36-fft-one-block-large/sweep.sh" "$dir" "${2:-build/chapters/38-fft-two-pass/38-fft-two-pass}" \
+  "${@:3}"
 {
   header=
   for log2n in $(seq 3 20); do
