@@ -1,0 +1,97 @@
+// GPU tests for chapter 38: the FFT-chapter tests for the stage (every length 8 to 2^22 through the dispatcher:
+// chapter 36's stage up to 16384, chapter 37's clusters at 32768 and 65536, two passes above) and for the two-pass
+// path at every length it has, 4096 to 2^22 (batches 1, 3, and to 2^16 also 133 and about 2^22 elements; known
+// transforms; guards; the command line; planted batch + 1 and batch - 1); the two-pass path and every candidate at
+// 2^17 .. 2^20 with the largest odd batch of at most 2^24 elements; a launch before set-up; the stage's dispatch.
+#define TUT_CHAPTER_NO_MAIN
+#include "main.cu"
+
+#include <stdexcept>
+#include <vector>
+
+#include "device.cuh"
+#include "device_buffer.cuh"
+#include "fft_testing.cuh"
+
+namespace {
+// The stage and the two-pass path, set up on the current device.
+std::vector<tut::fft::FftVariant> stage_and_two_pass() {
+  const auto v = two_pass_variants_set_up();
+  return {v[0], v[1]};
+}
+}  // namespace
+
+TUT_FFT_CHAPTER_TESTS(chapter_spec(), stage_and_two_pass())
+
+TEST_CASE("38: the two-pass path and every candidate at 2^17 .. 2^20 with the largest odd batch of <= 2^24 elements") {
+  tut::require_supported_gpu();
+  if (tut::testing::under_sanitizer()) {
+    MESSAGE("under compute-sanitizer: the two-pass kernels are checked at 2^12 and 2^13 by the cases above");
+    return;
+  }
+  const auto variants = two_pass_variants_set_up();
+  for (const auto& v : variants) {
+    if (v.name == "fft-thread-block-cluster") continue;  // chapter 37's tests cover it
+    for (int log2n = 17; log2n <= 20; ++log2n) {
+      if (!tut::fft::supports(v, log2n)) continue;
+      const long long largest = ((1ll << 24) >> log2n) - 1;  // 127 .. 15 signals: no multiple of a block count
+      tut::fft::testing::check_random(v, log2n, largest);
+      if (v.name == "fft-two-pass" || v.name == "two-pass") continue;  // batches 1, 3 and known transforms above
+      for (long long batch : {1ll, 3ll}) tut::fft::testing::check_random(v, log2n, batch);
+      tut::fft::testing::check_known_transforms(v, log2n);
+    }
+  }
+}
+
+TEST_CASE("38: a two-pass launch before its set-up on this device throws; after it, it runs and is right") {
+  tut::require_supported_gpu();
+  // A configuration of its own: its per-device record is empty whatever the other cases set up.
+  using Fresh = fft_two_pass::TwoPass<fft_two_pass::Shape<16>, 12, 13>;
+  tut::DeviceBuffer<float2> in(1 << 13), out(1 << 13);
+  tut::DeviceBuffer<unsigned char> ws(Fresh::workspace_bytes(13, 1));
+  CHECK_THROWS_WITH_AS(Fresh::launch(in.data(), out.data(), 13, 1, ws.data(), 0),
+                       doctest::Contains("setup_fft_two_pass() was not called"), std::logic_error);
+  tut::fft::FftVariant fresh{"fresh", "a configuration set up only here", 12, 13, Fresh::workspace_bytes,
+                             Fresh::set_up, Fresh::launch, "", true};
+  for (int log2n : {12, 13}) {
+    tut::fft::testing::check_random(fresh, log2n, 3);  // check_random runs the variant's set-up first
+    tut::fft::testing::check_known_transforms(fresh, log2n);
+  }
+}
+
+TEST_CASE("38: the stage runs chapter 37's clusters at 32768 and 65536 where the GPU has them, two passes elsewhere") {
+  tut::require_supported_gpu();
+  fft_two_pass::setup_fft_two_pass();
+  const bool clusters = fft_cluster::clusters_supported() && fft_two_pass::cluster_fits(15) &&
+                        fft_two_pass::cluster_fits(16);
+  for (int log2n : {15, 16}) {
+    INFO("N = 2^" << log2n);
+    // No workspace where the cluster kernel runs (one pass); the two-pass intermediate where it does not.
+    CHECK(fft_two_pass::stage_workspace_bytes(log2n, 3) ==
+          (clusters ? 0 : fft_two_pass::StageTwoPass::workspace_bytes(log2n, 3)));
+  }
+  for (int log2n = fft_two_pass::kStageFromLog2n; log2n <= fft_two_pass::kMaxLog2n; ++log2n)
+    CHECK(fft_two_pass::stage_workspace_bytes(log2n, 3) == (std::size_t{3} << log2n) * sizeof(float2));
+  // What set-up found for every two-pass length: on sm_90 (227 KiB per block) every block fits.
+  if (fft_two_pass::opt_in_shared_bytes() >= fft_two_pass::kSharedBudget) {
+    tut::DeviceBuffer<float2> in(1 << 12), out(1 << 12);
+    tut::DeviceBuffer<unsigned char> ws(fft_two_pass::StageTwoPass::workspace_bytes(12, 1));
+    for (int log2n = fft_two_pass::kFirstLog2n; log2n <= fft_two_pass::kLastLog2n; ++log2n)
+      CHECK(fft_two_pass::StageTwoPass::shared_bytes(log2n) <= static_cast<std::size_t>(fft_two_pass::kSharedBudget));
+    CHECK_NOTHROW(fft_two_pass::StageTwoPass::launch(in.data(), out.data(), 12, 1, ws.data(), 0));
+    TUT_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+}
+
+TEST_CASE("38: the two-pass path refuses lengths outside 4096 .. 2^22, the stage those outside 8 .. 2^22") {
+  tut::require_supported_gpu();
+  fft_two_pass::setup_fft_two_pass();
+  tut::DeviceBuffer<float2> in(1 << 12), out(1 << 12);
+  for (int log2n : {3, 11, 23})
+    CHECK_THROWS_AS(fft_two_pass::StageTwoPass::launch(in.data(), out.data(), log2n, 1, nullptr, 0),
+                    std::invalid_argument);
+  for (int log2n : {2, 23})
+    CHECK_THROWS_AS(fft_two_pass::fft_two_pass(in.data(), out.data(), log2n, 1, nullptr, 0), std::invalid_argument);
+  // A two-pass launch without its workspace is refused, not run on a null intermediate.
+  CHECK_THROWS_AS(fft_two_pass::StageTwoPass::launch(in.data(), out.data(), 12, 1, nullptr, 0), std::invalid_argument);
+}
