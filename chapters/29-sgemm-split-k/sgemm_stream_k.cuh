@@ -32,6 +32,7 @@
 #include "cli.hpp"
 #include "cuda_check.cuh"
 #include "device_buffer.cuh"
+#include "sgemm_split_k.cuh"
 #include "sgemm_tuned.cuh"
 #include "split_k_reduce.cuh"
 #include "stream_k_schedule.hpp"
@@ -45,12 +46,9 @@ template <class Cfg, bool kVectorized>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSm)
     sgemm_stream_k_kernel(int m, int n, int k, float alpha, const float* __restrict__ A, const float* __restrict__ B,
                           float beta, float* __restrict__ C, Schedule s, float* __restrict__ partials) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-  if constexpr (Cfg::kSharedBytes > sgemm_tuned::kSharedBytesSm75) {
-    __trap();  // refused by the set-up before any launch (as chapter 27's kernel)
-  } else
-#endif
-  {
+  if constexpr (sgemm_split_k::compiled_out_here<Cfg>()) {
+    __trap();  // sm_75 cannot hold this tile: refused by the set-up before any launch
+  } else {
     const int tiles_m = (m + Cfg::kBlockM - 1) / Cfg::kBlockM, tiles_n = (n + Cfg::kBlockN - 1) / Cfg::kBlockN;
     const int b = static_cast<int>(blockIdx.x);
     int thread_row, thread_col;

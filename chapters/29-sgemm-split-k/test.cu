@@ -183,6 +183,34 @@ TEST_CASE("29 stream-K: ranges that cross two and three tiles, tiles split over 
   tut::gemm::testing::check_variants_at(stream_k_variants(), {two, hybrid}, -2.0f, 0.0f);  // C = NaN: never read
 }
 
+TEST_CASE("29 stream-K: any grid is right (small grids: ranges across tiles at shapes compute-sanitizer can run)") {
+  // The set-up's grid is one full wave (132+ blocks on an H100), so multi-tile ranges need shapes above the
+  // sanitizer's M N K cap of 2^21. The kernels take the grid from the schedule: small grids reach every path
+  // (ranges across 2 to 6 tiles, the hybrid's data-parallel loop, the fix-up of tiles over several blocks)
+  // at small shapes, under the sanitizer too.
+  tut::require_supported_gpu();
+  sgemm_stream_k::StreamK<BigTile::Config> sk(BigTile::kName);
+  sk.set_up(1, 1, 1, false);
+  const tut::gemm::testing::Shape shapes[] = {{257, 300, 20}, {129, 257, 40}, {33, 65, 17}, {1, 1, 1}, {17, 19, 0}};
+  for (const auto& sh : shapes)
+    for (int grid : {1, 2, 3, 5, 7})
+      for (bool hybrid : {false, true})
+        for (float beta : {0.0f, -0.75f}) {
+          const sgemm_stream_k::Schedule s =
+              sgemm_stream_k::make_schedule(sh.m, sh.n, sh.k, BigTile::Config::kBlockM, BigTile::Config::kBlockN,
+                                            BigTile::Config::kBlockK, grid, hybrid);
+          sk.reserve(s.slots());
+          tut::gemm::GemmProblem p(sh.m, sh.n, sh.k, 1.5f, beta, tut::testing::test_seed() + grid);
+          p.compute_references(true);
+          p.reset_c(0);
+          sk.run(s, sh.m, sh.n, sh.k, p.alpha(), p.a_device(), p.b_device(), p.beta(), p.c_device(), 0);
+          TUT_CUDA_CHECK(cudaDeviceSynchronize());
+          const tut::CheckResult r = tut::with_buffer_checks(p.check(false).check);
+          INFO(sh.m << " x " << sh.n << " x " << sh.k << ", beta " << beta << ": " << sgemm_stream_k::describe(s, 0, 0));
+          CHECK_MESSAGE(r.ok, r.message());
+        }
+}
+
 TEST_CASE("29 stream-K: the fix-up sums in a fixed order: two runs give the same bits") {
   tut::require_supported_gpu();
   const int grid = big_tile_schedule(1, 1, 1, false).grid;
