@@ -1,6 +1,8 @@
 // Chapter 29: SGEMM at every shape, part 2: split-K with a deterministic reduction, the tile and the split
 // chosen together by chapter 28's per-SM model. The stage is the whole dispatcher; fixed tile-and-split
 // candidates stay runnable (--variant splitk-<tile>-s<splits>, or --variant all) to measure the model.
+// Stream-K and its data-parallel hybrid (sgemm_stream_k.cuh) are on-demand variants beside them
+// (--variant stream-k, dp-stream-k, and the 64x128 tile's): measured against split-K, not chosen by the stage.
 #include <memory>
 #include <string>
 #include <tuple>
@@ -8,6 +10,7 @@
 
 #include "gemm/gemm_workload.cuh"
 #include "sgemm_split_k.cuh"
+#include "sgemm_stream_k.cuh"
 
 namespace {
 
@@ -35,6 +38,44 @@ tut::gemm::GemmVariant split_variant(std::shared_ptr<sgemm_split_k::SplitDispatc
   return v;
 }
 
+// A stream-K variant of tile Tile (sgemm_shapes::Tiles); hybrid: the full waves' tiles data-parallel.
+template <class Tile>
+tut::gemm::GemmVariant stream_k_variant(std::shared_ptr<sgemm_stream_k::StreamK<typename Tile::Config>> sk,
+                                        std::string name, bool hybrid) {
+  const std::string tile = Tile::kName;
+  tut::gemm::GemmVariant v{
+      std::move(name),
+      tile + " tiles, " +
+          (hybrid ? "whole tiles for the full waves, stream-K over the last wave's tiles"
+                  : "stream-K: every tile's K slices dealt evenly to SMs x blocks-per-SM persistent blocks") +
+          "; partial tiles in a workspace of 2 tiles per block, fixed up by a second kernel in K order",
+      [sk, hybrid](int m, int n, int k, float alpha, const float* A, const float* B, float beta, float* C,
+                   cudaStream_t stream) {
+        if (m <= 0 || n <= 0) return;  // an empty C: nothing to schedule or write
+        sk->run(sk->schedule(m, n, k, hybrid), m, n, k, alpha, A, B, beta, C, stream);
+      },
+      "", true};
+  v.setup = [sk, hybrid](int m, int n, int k) { sk->set_up(m, n, k, hybrid); };
+  v.explain = [sk, hybrid](int m, int n, int k) {
+    sk->set_up(m, n, k, hybrid);
+    return sk->explain(m, n, k, hybrid);
+  };
+  return v;
+}
+
+// stream-k and dp-stream-k on chapter 27's tile (128x256, the model's default), then both on 64x128. The two
+// variants of a tile share its set-up and workspace (grown to the larger of their schedules).
+std::vector<tut::gemm::GemmVariant> stream_k_variants() {
+  using Big = std::tuple_element_t<0, sgemm_shapes::Tiles>;
+  using Small = std::tuple_element_t<1, sgemm_shapes::Tiles>;
+  const auto big = std::make_shared<sgemm_stream_k::StreamK<Big::Config>>(Big::kName);
+  const auto small = std::make_shared<sgemm_stream_k::StreamK<Small::Config>>(Small::kName);
+  const std::string small_suffix = std::string("-") + Small::kName;
+  return {stream_k_variant<Big>(big, "stream-k", false), stream_k_variant<Big>(big, "dp-stream-k", true),
+          stream_k_variant<Small>(small, "stream-k" + small_suffix, false),
+          stream_k_variant<Small>(small, "dp-stream-k" + small_suffix, true)};
+}
+
 }  // namespace
 
 std::vector<tut::gemm::GemmVariant> split_k_variants() {
@@ -54,6 +95,7 @@ std::vector<tut::gemm::GemmVariant> split_k_variants() {
                                   "where K has fewer slices), workspace " + std::to_string(s) + " x M x N floats",
                                   t, s, true));
     }
+  for (auto& v : stream_k_variants()) out.push_back(std::move(v));
   return out;
 }
 

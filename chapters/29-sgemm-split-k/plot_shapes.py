@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Ratio to cuBLAS per shape, chapters 27, 28 and 29, from shape_sweep.py's shapes.csv.
+"""Ratio to cuBLAS per shape, chapters 27, 28 and 29 (and 29's stream-K where measured), from shape_sweep.py's shapes.csv.
 
   chapters/29-sgemm-split-k/plot_shapes.py OUTDIR/shapes.csv [-o shapes.png]
 """
@@ -29,11 +29,14 @@ def main():
         return 2
     labels = ["%sx%sx%s" % (r["m"], r["n"], r["k"]) for r in rows]
     series = [("27 sgemm-tuned", "ratio_27"), ("28 tile by shape", "ratio_28"), ("29 split-K", "ratio_29")]
-    fig, ax = plt.subplots(figsize=(max(8, 0.45 * len(rows)), 4.5))
-    width = 0.27
+    # Stream-K columns where the sweep measured them (CSVs before it have none).
+    series += [(name, key) for name, key in (("29 stream-K", "ratio_stream_k"), ("29 dp + stream-K", "ratio_dp_stream_k"))
+               if key in rows[0]]
+    fig, ax = plt.subplots(figsize=(max(8, 0.15 * len(series) * len(rows)), 4.5))
+    width = 0.8 / len(series)
     for i, (name, key) in enumerate(series):
         values = [float(r[key]) if r[key] not in ("", "nan") else float("nan") for r in rows]
-        ax.bar([x + (i - 1) * width for x in range(len(rows))], values, width, label=name)
+        ax.bar([x + (i - (len(series) - 1) / 2) * width for x in range(len(rows))], values, width, label=name)
         finite = [v for v in values if v > 0 and not math.isnan(v)]
         if finite:
             geo = math.exp(sum(math.log(v) for v in finite) / len(finite))

@@ -37,18 +37,28 @@ namespace sgemm_split_k {
 
 constexpr int kMaxSplits = 64;  // the dispatcher's largest split (the model decides below it)
 
+// True where the architecture being compiled cannot hold Cfg's shared memory (sm_75: 64 KiB per block). A
+// kernel's code there is a trap, as chapter 27's kernel: the set-up refuses the configuration before any
+// launch, and ptxas does not compile (and spill) a body that can never run. Used by the split-K and stream-K
+// kernels.
+template <class Cfg>
+__host__ __device__ constexpr bool compiled_out_here() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  return Cfg::kSharedBytes > sgemm_tuned::kSharedBytesSm75;
+#else
+  return false;
+#endif
+}
+
 // Block (blockIdx.x, blockIdx.y) = (tile, split): the tile's partial sum over K range
 // [split * k_per_split, min(k, (split + 1) * k_per_split)) into workspace slice `split` (m x n, row-major).
 template <class Cfg, bool kVectorized>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocksPerSm)
     sgemm_split_k_kernel(int m, int n, int k, int k_per_split, const float* __restrict__ A,
                          const float* __restrict__ B, float* __restrict__ workspace) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-  if constexpr (Cfg::kSharedBytes > sgemm_tuned::kSharedBytesSm75) {
-    __trap();  // refused by the set-up before any launch (as chapter 27's kernel)
-  } else
-#endif
-  {
+  if constexpr (compiled_out_here<Cfg>()) {
+    __trap();
+  } else {
     const int tiles_m = (m + Cfg::kBlockM - 1) / Cfg::kBlockM, tiles_n = (n + Cfg::kBlockN - 1) / Cfg::kBlockN;
     int tile_m, tile_n;
     sgemm_tuned::block_tile<Cfg>(static_cast<int>(blockIdx.x), tiles_m, tiles_n, tile_m, tile_n);

@@ -6,7 +6,9 @@
 For each shape it runs the three chapter programs once (each times its stage and cuBLAS in the same
 process, so each ratio is against its own cuBLAS run) and writes one row to OUTDIR/shapes.csv:
   m, n, k, the stage's GFLOP/s and cuBLAS's for chapters 29 and 28, their ratios, chapter 27's ratio,
-  and the tile/split that chapters 28 and 29 chose (the line each program prints after its table).
+  and the tile/split that chapters 28 and 29 chose (the line each program prints after its table);
+  then, from the same chapter 29 process (the same cuBLAS run as the split-K stage), stream-K and its
+  data-parallel hybrid: median ms, GFLOP/s, ratio to cuBLAS, check and schedule of each.
 Then --variant all of chapters 28 and 29 at a few shapes, every candidate's GFLOP/s and ratio, to
 OUTDIR/candidates.csv: the table that checks (or corrects) the model's choices. The programs' own
 output goes to OUTDIR/raw/. About 4 minutes on an H200 at the default budget; --quick: 4 shapes.
@@ -33,16 +35,19 @@ CANDIDATE_SHAPES = [(1024, 1024, 1024), (3072, 3072, 3072), (4096, 4096, 4096), 
                     (1024, 1024, 16384), (4096, 128, 4096), (1536, 1536, 1536)]
 PROGRAMS = {27: "27-sgemm-tuned", 28: "28-sgemm-tile-by-shape", 29: "29-sgemm-split-k"}
 STAGES = {27: "sgemm-tuned", 28: "sgemm-tile-by-shape", 29: "sgemm-split-k"}
+# On-demand variants of chapter 29 measured beside its stage at every shape, in the same process.
+STREAM_K = ["stream-k", "dp-stream-k"]
 
 
-def run(args, chapter, shape, extra, rawdir):
+def run(args, chapter, shape, extra, rawdir, tag_suffix=None):
     """Runs one chapter program in table mode; returns {variant: (median_ms, gflops, check)} and the
     explanation lines ("<variant> at M x N x K: ...")."""
     m, n, k = shape
     prog = os.path.join(args.build, "chapters", PROGRAMS[chapter], PROGRAMS[chapter])
     cmd = [prog, "--m", str(m), "--n", str(n), "--k", str(k), "--budget-ms", str(args.budget_ms)] + extra
     proc = subprocess.run(cmd, capture_output=True, text=True)
-    tag = "%d-%dx%dx%d%s" % (chapter, m, n, k, "-all" if extra else "")
+    suffix = tag_suffix if tag_suffix is not None else ("-all" if extra else "")
+    tag = "%d-%dx%dx%d%s" % (chapter, m, n, k, suffix)
     with open(os.path.join(rawdir, tag + ".txt"), "w") as f:
         f.write("$ " + " ".join(cmd) + "\n" + proc.stdout + proc.stderr)
     if proc.returncode != 0:
@@ -99,10 +104,17 @@ def main():
     shapes = QUICK if args.quick else SHAPES
     with open(os.path.join(args.outdir, "shapes.csv"), "w", newline="") as f:
         w = csv.writer(f)
+        sk_head = []
+        for v in STREAM_K:
+            col = v.replace("-", "_")
+            sk_head += ["ms_" + col, "gflops_" + col, "ratio_" + col, "check_" + col, "plan_" + col]
         w.writerow(["m", "n", "k", "gflops_29", "cublas_gflops_29", "ratio_29", "gflops_28", "cublas_gflops_28",
-                    "ratio_28", "ratio_27", "check_29", "check_28", "check_27", "choice_29", "choice_28"])
+                    "ratio_28", "ratio_27", "check_29", "check_28", "check_27", "choice_29", "choice_28",
+                    "ms_29"] + sk_head)
         for shape in shapes:
-            res = {c: run(args, c, shape, [], rawdir) for c in PROGRAMS}
+            # Chapter 29 runs its stage and the stream-K variants in one process: one cuBLAS run for all.
+            res = {c: run(args, c, shape, ["--variant", ",".join([STAGES[29]] + STREAM_K)] if c == 29 else [],
+                          rawdir, "") for c in PROGRAMS}
             r29, e29 = res[29]
             r28, e28 = res[28]
             r27, _ = res[27]
@@ -110,11 +122,15 @@ def main():
             row = [*shape, get(r29, STAGES[29], 1), get(r29, "cublas", 1), "%.4f" % ratio(r29, STAGES[29]),
                    get(r28, STAGES[28], 1), get(r28, "cublas", 1), "%.4f" % ratio(r28, STAGES[28]),
                    "%.4f" % ratio(r27, STAGES[27]), get(r29, STAGES[29], 2), get(r28, STAGES[28], 2),
-                   get(r27, STAGES[27], 2), e29.get(STAGES[29], ""), e28.get(STAGES[28], "")]
+                   get(r27, STAGES[27], 2), e29.get(STAGES[29], ""), e28.get(STAGES[28], ""),
+                   get(r29, STAGES[29], 0)]
+            for v in STREAM_K:
+                row += [get(r29, v, 0), get(r29, v, 1), "%.4f" % ratio(r29, v), get(r29, v, 2), e29.get(v, "")]
             w.writerow(row)
             f.flush()
-            print("%5d x %5d x %5d  29: %s  28: %s  27: %s  (%s)" % (*shape, row[5], row[8], row[9], row[13]),
-                  flush=True)
+            print("%5d x %5d x %5d  29: %s  28: %s  27: %s  stream-k: %s  dp-stream-k: %s  (%s)"
+                  % (*shape, row[5], row[8], row[9], "%.4f" % ratio(r29, STREAM_K[0]), "%.4f" % ratio(r29, STREAM_K[1]),
+                     row[13]), flush=True)
     with open(os.path.join(args.outdir, "candidates.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["chapter", "m", "n", "k", "variant", "median_ms", "gflops", "ratio_to_cublas", "check", "plan"])

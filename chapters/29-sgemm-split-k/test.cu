@@ -1,10 +1,14 @@
-// GPU tests for chapter 29: the SGEMM ladder's tests for the dispatcher and every fixed split, shapes where
-// the model splits, K ranges that are not whole multiples of the slice or the split, bit-identical repeats
-// (the reduction's fixed order), and the refusal of a workspace the set-up did not size.
+// GPU tests for chapter 29: the SGEMM ladder's tests for the dispatcher, every fixed split and the stream-K
+// variants, shapes where the model splits, K ranges that are not whole multiples of the slice or the split,
+// bit-identical repeats (the reduction's and the fix-up's fixed order), and the refusal of a workspace the
+// set-up did not size. Stream-K: shapes whose blocks' ranges cross two and three tiles and whose tiles are
+// split over many blocks (asserted on this GPU's schedule), and a planted fix-up that drops the last partial.
 #define TUT_CHAPTER_NO_MAIN
 #include "main.cu"
 
+#include <algorithm>
 #include <cstring>
+#include <tuple>
 
 #include "gemm/gemm_testing.cuh"
 
@@ -96,4 +100,187 @@ TEST_CASE("29: the program refuses negative sizes with exit 2") {
   tut::require_supported_gpu();
   const char* argv[] = {"29-sgemm-split-k", "--m", "-5", "--n", "8", "--k", "8"};
   CHECK(tut::run_chapter(7, const_cast<char**>(argv), chapter_spec()) == 2);
+}
+
+// ---- Stream-K --------------------------------------------------------------------------------------------------
+namespace {
+
+using BigTile = std::tuple_element_t<0, sgemm_shapes::Tiles>;  // 128x256, the stream-k variant's tile
+
+// The stream-k variant's schedule at (m, n, k) on this GPU (its own set-up).
+sgemm_stream_k::Schedule big_tile_schedule(int m, int n, int k, bool hybrid) {
+  sgemm_stream_k::StreamK<BigTile::Config> sk(BigTile::kName);
+  sk.set_up(1, 1, 1, hybrid);
+  return sk.schedule(m, n, k, hybrid);
+}
+
+// The most tiles one block's stream-K range touches, and the most blocks one tile is summed by.
+int most_tiles_per_block(const sgemm_stream_k::Schedule& s) {
+  int most = 0;
+  for (int b = 0; b < s.grid; ++b) {
+    int touched = 0;
+    for (int it = s.begin(b); it < s.end(b); ++touched) {
+      const sgemm_stream_k::Segment seg = s.segment(b, it);
+      it += seg.slice_end - seg.slice_begin;
+    }
+    most = std::max(most, touched);
+  }
+  return most;
+}
+int most_blocks_per_tile(const sgemm_stream_k::Schedule& s) {
+  int most = 0;
+  for (int t = 0; t < s.sk_tiles(); ++t) most = std::max(most, s.last_block(t) - s.first_block(t) + 1);
+  return most;
+}
+
+}  // namespace
+
+TEST_CASE("29 stream-K: K = 1, M = 1, N = 1, one past a tile, K not a multiple of the 16-deep slice") {
+  tut::gemm::testing::check_variants_at(stream_k_variants(), {{1, 4096, 1000}, {4096, 1, 77}, {129, 257, 1},
+                                                              {129, 257, 17}, {1, 1, 4097}, {33, 65, 40},
+                                                              {257, 513, 1000}, {17, 19, 0}});
+  tut::gemm::testing::check_variants_at(stream_k_variants(), {{129, 257, 1000}, {1, 4096, 1000}}, 1.0f, 0.0f);  // C = NaN
+  tut::gemm::testing::check_variants_at(stream_k_variants(), {{129, 257, 1000}}, 0.0f, 0.5f);  // C = beta C
+}
+
+TEST_CASE("29 stream-K: ranges that cross two and three tiles, tiles split over many blocks, the hybrid's last wave") {
+  tut::require_supported_gpu();
+  const int grid = big_tile_schedule(1, 1, 1, false).grid;  // SMs x blocks per SM of the 128x256 kernel
+  REQUIRE(grid >= 2);
+  // Two 128x256 tiles of 512 slices: each summed by about grid / 2 blocks.
+  const tut::gemm::testing::Shape many{128, 512, 8192};
+  // 1.5 tiles' worth of 3-slice tiles per block (K = 40: 3 slices, the last partial): ranges cross 2 or 3 tiles.
+  const tut::gemm::testing::Shape two{128, 256 * (grid + grid / 2) - 3, 40};
+  // 3 (grid - 1) tiles of 3 slices: 8 or 9 iterations per block, ranges cross 3 or 4 tiles.
+  const tut::gemm::testing::Shape three{384, 256 * (grid - 1) - 5, 40};
+  // The hybrid with full waves: grid + 12 tiles of 7 slices; the last 12 tiles dealt to 84 blocks.
+  const tut::gemm::testing::Shape hybrid{128 * ((grid + 12 + 8) / 9), 256 * 9 - 1, 100};
+  {
+    const auto s = big_tile_schedule(many.m, many.n, many.k, false);
+    INFO("grid " << grid << ": " << sgemm_stream_k::describe(s, 0, 0));
+    CHECK(most_blocks_per_tile(s) >= grid / 2);
+  }
+  {
+    const auto s = big_tile_schedule(two.m, two.n, two.k, false);
+    INFO("grid " << grid << ": " << sgemm_stream_k::describe(s, 0, 0));
+    CHECK(most_tiles_per_block(s) >= 2);
+    CHECK(s.split_tiles() > 0);
+  }
+  {
+    const auto s = big_tile_schedule(three.m, three.n, three.k, false);
+    INFO("grid " << grid << ": " << sgemm_stream_k::describe(s, 0, 0));
+    CHECK(most_tiles_per_block(s) >= 3);
+    CHECK(s.split_tiles() > 0);
+  }
+  {
+    const auto s = big_tile_schedule(hybrid.m, hybrid.n, hybrid.k, true);
+    INFO("grid " << grid << ": " << sgemm_stream_k::describe(s, 0, 0));
+    CHECK(s.dp_tiles >= grid);
+    CHECK(s.sk_tiles() > 0);
+    CHECK(s.split_tiles() > 0);
+  }
+  tut::gemm::testing::check_variants_at(stream_k_variants(), {many, two, three, hybrid});
+  tut::gemm::testing::check_variants_at(stream_k_variants(), {two, hybrid}, -2.0f, 0.0f);  // C = NaN: never read
+}
+
+TEST_CASE("29 stream-K: any grid is right (small grids: ranges across tiles at shapes compute-sanitizer can run)") {
+  // The set-up's grid is one full wave (132+ blocks on an H100), so multi-tile ranges need shapes above the
+  // sanitizer's M N K cap of 2^21. The kernels take the grid from the schedule: small grids reach every path
+  // (ranges across 2 to 6 tiles, the hybrid's data-parallel loop, the fix-up of tiles over several blocks)
+  // at small shapes, under the sanitizer too.
+  tut::require_supported_gpu();
+  sgemm_stream_k::StreamK<BigTile::Config> sk(BigTile::kName);
+  sk.set_up(1, 1, 1, false);
+  const tut::gemm::testing::Shape shapes[] = {{257, 300, 20}, {129, 257, 40}, {33, 65, 17}, {1, 1, 1}, {17, 19, 0}};
+  for (const auto& sh : shapes)
+    for (int grid : {1, 2, 3, 5, 7})
+      for (bool hybrid : {false, true})
+        for (float beta : {0.0f, -0.75f}) {
+          const sgemm_stream_k::Schedule s =
+              sgemm_stream_k::make_schedule(sh.m, sh.n, sh.k, BigTile::Config::kBlockM, BigTile::Config::kBlockN,
+                                            BigTile::Config::kBlockK, grid, hybrid);
+          sk.reserve(s.slots());
+          tut::gemm::GemmProblem p(sh.m, sh.n, sh.k, 1.5f, beta, tut::testing::test_seed() + grid);
+          p.compute_references(true);
+          p.reset_c(0);
+          sk.run(s, sh.m, sh.n, sh.k, p.alpha(), p.a_device(), p.b_device(), p.beta(), p.c_device(), 0);
+          TUT_CUDA_CHECK(cudaDeviceSynchronize());
+          const tut::CheckResult r = tut::with_buffer_checks(p.check(false).check);
+          INFO(sh.m << " x " << sh.n << " x " << sh.k << ", beta " << beta << ": " << sgemm_stream_k::describe(s, 0, 0));
+          CHECK_MESSAGE(r.ok, r.message());
+        }
+}
+
+TEST_CASE("29 stream-K: the fix-up sums in a fixed order: two runs give the same bits") {
+  tut::require_supported_gpu();
+  const int grid = big_tile_schedule(1, 1, 1, false).grid;
+  const tut::gemm::testing::Shape shapes[] = {{200, 300, 5000}, {128 * ((grid + 12 + 8) / 9), 256 * 9 - 1, 100}};
+  for (const auto& v : stream_k_variants())
+    for (const auto& sh : shapes) {
+      tut::gemm::GemmProblem p(sh.m, sh.n, sh.k, 1.0f, 0.0f, 11);
+      v.setup(sh.m, sh.n, sh.k);
+      std::vector<float> first(static_cast<std::size_t>(sh.m) * sh.n), second(first.size());
+      for (auto* out : {&first, &second}) {
+        p.reset_c(0);
+        p.run(v.launch, 0);
+        TUT_CUDA_CHECK(cudaDeviceSynchronize());
+        TUT_CUDA_CHECK(cudaMemcpy(out->data(), p.c_device(), out->size() * sizeof(float), cudaMemcpyDeviceToHost));
+      }
+      INFO(v.name << " at " << sh.m << " x " << sh.n << " x " << sh.k);
+      CHECK(std::memcmp(first.data(), second.data(), first.size() * sizeof(float)) == 0);
+    }
+}
+
+TEST_CASE("29 stream-K: a planted fix-up that drops the last partial of each split tile fails the check") {
+  tut::require_supported_gpu();
+  sgemm_stream_k::StreamK<BigTile::Config> sk(BigTile::kName);
+  for (bool hybrid : {false, true}) {
+    const int grid = big_tile_schedule(1, 1, 1, hybrid).grid;
+    const tut::gemm::testing::Shape shapes[] = {{200, 300, 5000}, {129, 257, 1000},
+                                                {128 * ((grid + 12 + 8) / 9), 256 * 9 - 1, 100}};
+    for (const auto& sh : shapes) {
+      sk.set_up(sh.m, sh.n, sh.k, hybrid);
+      const sgemm_stream_k::Schedule s = sk.schedule(sh.m, sh.n, sh.k, hybrid);
+      INFO((hybrid ? "dp-stream-k" : "stream-k") << " at " << sh.m << " x " << sh.n << " x " << sh.k << ": "
+                                                 << sk.explain(sh.m, sh.n, sh.k, hybrid));
+      REQUIRE(s.split_tiles() > 0);
+      for (float beta : {0.0f, -0.75f}) {
+        tut::gemm::GemmProblem p(sh.m, sh.n, sh.k, 1.5f, beta, 5);
+        p.compute_references(false);
+        for (auto fixup : {sgemm_stream_k::Fixup::kSumAll, sgemm_stream_k::Fixup::kPlantedDropLast}) {
+          p.reset_c(0);
+          sk.run(s, sh.m, sh.n, sh.k, p.alpha(), p.a_device(), p.b_device(), p.beta(), p.c_device(), 0, fixup);
+          TUT_CUDA_CHECK(cudaDeviceSynchronize());
+          const tut::CheckResult r = tut::with_buffer_checks(p.check(false).check);
+          if (fixup == sgemm_stream_k::Fixup::kSumAll) CHECK_MESSAGE(r.ok, r.message());
+          else CHECK_FALSE_MESSAGE(r.ok, "the planted fix-up passed the check");
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("29 stream-K: one full wave of co-resident blocks, a workspace the set-up did not size is refused") {
+  tut::require_supported_gpu();
+  int device = 0, sms = 0;
+  TUT_CUDA_CHECK(cudaGetDevice(&device));
+  TUT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  sgemm_stream_k::StreamK<BigTile::Config> sk(BigTile::kName);
+  tut::gemm::GemmProblem prob(256, 256, 4096, 1.0f, 0.0f, 3);
+  // Before the set-up: a clear error, not a silent set-up inside the launch.
+  CHECK_THROWS_AS(sk.schedule(256, 256, 4096, false), std::logic_error);
+  sk.set_up(1, 1, 1, false);  // one iteration: one active block, 2 slots
+  const sgemm_stream_k::Schedule s = sk.schedule(256, 256, 4096, false);
+  CHECK(s.grid == sms * sk.blocks_per_sm());  // the grid is one full wave: every block resident at once
+  CHECK(sk.blocks_per_sm() >= 1);
+  CHECK(sk.workspace_bytes() < static_cast<std::uint64_t>(s.slots()) * sk.slot_bytes());
+  CHECK_THROWS_WITH_AS(sk.run(s, 256, 256, 4096, 1.0f, prob.a_device(), prob.b_device(), 0.0f, prob.c_device(), 0),
+                       doctest::Contains("workspace"), tut::UsageError);
+  sk.reserve(s.slots());  // sized: now it runs, and right
+  prob.compute_references(false);
+  prob.reset_c(0);
+  sk.run(s, 256, 256, 4096, 1.0f, prob.a_device(), prob.b_device(), 0.0f, prob.c_device(), 0);
+  TUT_CUDA_CHECK(cudaDeviceSynchronize());
+  const tut::CheckResult r = tut::with_buffer_checks(prob.check(false).check);
+  CHECK_MESSAGE(r.ok, r.message());
 }
