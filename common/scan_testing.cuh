@@ -39,25 +39,31 @@ inline ScanVariant launched_with_size_off_by(const ScanVariant& v, int delta) {
   return planted;
 }
 
-// The planted size bugs of a scan stage, run as any variant is (run_variant: poison, run, check, guards): with
-// n + 1 the check must fail naming the output's guard, though the first n outputs are right; with n - 1 it must
-// fail at element n - 1 (the poison left there), with no guard damaged. sizes: n >= 1.
+// The verdicts a stage launched on n + 1 and on n - 1 elements over buffers of n (run as any variant is:
+// poison, run, check, guards) must get: with n + 1 the check fails naming the guard after the n-element
+// `element_type` buffer 'output', though the first n outputs are right; with n - 1 it fails at element n - 1
+// (the poison left there), with no guard damaged. For stages of any element type (chapter 18).
+inline void check_planted_size_verdicts(const CheckResult& past, const CheckResult& short_by_one, std::uint64_t n,
+                                        const std::string& element_type) {
+  CHECK_FALSE(past.ok);
+  CHECK(past.bad_count == 0);
+  CHECK_MESSAGE(past.detail.find("past the end of the " + std::to_string(n) + "-element " + element_type +
+                                 " buffer 'output'") != std::string::npos,
+                past.message());
+  CHECK_FALSE(short_by_one.ok);
+  CHECK(short_by_one.first_bad == n - 1);
+  CHECK_MESSAGE(short_by_one.detail.find("wrote") == std::string::npos, short_by_one.message());
+}
+
+// The planted size bugs of an int32 scan stage (check_planted_size_verdicts). sizes: n >= 1.
 inline void check_planted_size_bugs(const ScanVariant& v, const std::vector<std::uint64_t>& sizes) {
   const ChapterSpec spec =
       make_scan_chapter("planted-" + v.name, "planted size bugs",
                         {launched_with_size_off_by(v, +1), launched_with_size_off_by(v, -1)});
   for (std::uint64_t n : sizes) {
     CAPTURE(n);
-    const CheckResult past = testing::run_variant(spec, v.name + "-one-past-the-end", n);
-    CHECK_FALSE(past.ok);
-    CHECK(past.bad_count == 0);
-    CHECK_MESSAGE(past.detail.find("past the end of the " + std::to_string(n) + "-element int32 buffer 'output'") !=
-                      std::string::npos,
-                  past.message());
-    const CheckResult short_by_one = testing::run_variant(spec, v.name + "-one-short", n);
-    CHECK_FALSE(short_by_one.ok);
-    CHECK(short_by_one.first_bad == n - 1);
-    CHECK_MESSAGE(short_by_one.detail.find("wrote") == std::string::npos, short_by_one.message());
+    check_planted_size_verdicts(testing::run_variant(spec, v.name + "-one-past-the-end", n),
+                                testing::run_variant(spec, v.name + "-one-short", n), n, "int32");
   }
 }
 

@@ -2,13 +2,11 @@
 // or max, against cub::DeviceScan and cudaMemcpy of the same bytes. A plain run measures the stage (--type and
 // --op choose what is scanned); the steps toward the copy bound are on demand (--variant NAME, --variant all),
 // among them copy-bound-timeline, which prints where each tile's time goes.
-#include <cub/device/device_scan.cuh>
-#include <cuda/functional>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <iomanip>
+#include <iostream>
 #include <limits>
 #include <memory>
 #include <ostream>
@@ -17,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "cub_reference.cuh"
 #include "device_buffer.cuh"
 #include "runner.cuh"
 #include "scan_copy_bound.cuh"
@@ -68,20 +67,6 @@ bool with_tuning(const std::string& name, F&& f) {
     return f(Tuning<T, Op, 192, 12, 8, 6, Staging::kCpAsync, LoadHint::kDefault, StoreHint::kDefault, true>{}),
            true;
   return false;
-}
-
-// ---- CUB, on the same type the stage scans (signed sums as their unsigned twin) -------------------------------
-template <class S, class Op>
-std::size_t cub_scan(void* workspace, std::size_t bytes, const S* in, S* out, std::size_t n, cudaStream_t stream) {
-  const auto call = [&](auto count) {
-    if constexpr (std::is_same_v<Op, scb::Sum>)
-      return cub::DeviceScan::InclusiveSum(workspace, bytes, in, out, count, stream);
-    else
-      return cub::DeviceScan::InclusiveScan(workspace, bytes, in, out, cuda::maximum<>{}, count, stream);
-  };
-  if (n < (std::size_t{1} << 31)) TUT_CUDA_CHECK(call(static_cast<std::int32_t>(n)));
-  else TUT_CUDA_CHECK(call(static_cast<std::int64_t>(n)));
-  return bytes;
 }
 
 // ---- Inputs and the CPU reference ---------------------------------------------------------------------------------
@@ -265,16 +250,22 @@ std::size_t workspace_bytes(std::size_t n) {
   return bytes;
 }
 
+// launch_delta (tests only, 0 otherwise): the scans run on n + launch_delta values over buffers of n, a planted
+// size bug (test.cu); the workspace is sized for what runs, so that only the output shows the bug.
 template <class T, class Op>
 class TypedScanOf final : public TypedScan {
   using S = scb::ScanType<T, Op>;  // what the kernels and CUB see
 
  public:
-  TypedScanOf(std::size_t n, std::uint64_t seed, bool with_reference) : n_(n) {
+  TypedScanOf(std::size_t n, std::uint64_t seed, bool with_reference, int launch_delta)
+      : n_(n), launched_(n + launch_delta) {
     const std::vector<T> host = make_input<T>(n, seed);
     in_ = tut::DeviceBuffer<T>(host);
+    in_.label("input").watch();  // a scan must leave its input as it found it
     out_ = tut::DeviceBuffer<T>(n);
-    workspace_ = tut::DeviceBuffer<unsigned char>(workspace_bytes<T, Op>(n));
+    out_.label("output");
+    workspace_ = tut::DeviceBuffer<unsigned char>(workspace_bytes<T, Op>(launched_));
+    workspace_.label("workspace");
     if (with_reference) reference_ = cpu_reference<T, Op>(host);
   }
   void setup(const std::string& variant) override {
@@ -282,7 +273,7 @@ class TypedScanOf final : public TypedScan {
       using K = decltype(k);
       scb::setup_scan<K>();
       if constexpr (K::kTimeline) {
-        stamps_ = tut::DeviceBuffer<std::uint64_t>(scb::tile_count<K>(n_) * scb::kStamps);
+        stamps_ = tut::DeviceBuffer<std::uint64_t>(scb::tile_count<K>(launched_) * scb::kStamps);
         tile_bytes_ = K::kTileItems * sizeof(T);
       }
     });
@@ -295,11 +286,11 @@ class TypedScanOf final : public TypedScan {
     const S* in = reinterpret_cast<const S*>(in_.data());
     S* out = reinterpret_cast<S*>(out_.data());
     if (variant == "cub") {
-      if (n_ > 0) cub_scan<S, Op>(workspace_.data(), workspace_.size(), in, out, n_, stream);
+      if (launched_ > 0) cub_scan<S, Op>(workspace_.data(), workspace_.size(), in, out, launched_, stream);
       return;
     }
     if (!with_tuning<S, Op>(variant, [&](auto k) {
-          scb::inclusive_scan_with<decltype(k)>(in, out, n_, workspace_.data(), stream, stamps_.data());
+          scb::inclusive_scan_with<decltype(k)>(in, out, launched_, workspace_.data(), stream, stamps_.data());
         }))
       throw std::invalid_argument("unknown scan variant " + variant);
   }
@@ -309,7 +300,7 @@ class TypedScanOf final : public TypedScan {
   }
 
  private:
-  std::size_t n_;
+  std::size_t n_, launched_;
   tut::DeviceBuffer<T> in_, out_;
   tut::DeviceBuffer<unsigned char> workspace_;
   tut::DeviceBuffer<std::uint64_t> stamps_;
@@ -337,6 +328,8 @@ std::size_t value_bytes(long long type) { return type == 2 || type == 4 ? 8 : 4;
 
 class CopyBoundWorkload final : public tut::Workload {
  public:
+  // launch_delta: 0, or (tests) a planted size bug (TypedScanOf).
+  explicit CopyBoundWorkload(int launch_delta = 0) : launch_delta_(launch_delta) {}
   std::size_t device_bytes(const tut::Options& opt) const override {
     std::size_t bytes = 0;
     with_type_and_op(opt.extra.at("type"), opt.extra.at("op"), [&](auto t, auto op) {
@@ -353,7 +346,8 @@ class CopyBoundWorkload final : public tut::Workload {
     bytes_per_value_ = value_bytes(opt.extra.at("type"));
     n_ = opt.size;
     with_type_and_op(opt.extra.at("type"), opt.extra.at("op"), [&](auto t, auto op) {
-      scan_ = std::make_unique<TypedScanOf<decltype(t), decltype(op)>>(opt.size, opt.seed, with_reference);
+      scan_ = std::make_unique<TypedScanOf<decltype(t), decltype(op)>>(opt.size, opt.seed, with_reference,
+                                                                      launch_delta_);
     });
   }
   void setup(const std::string& variant) override { scan_->setup(variant); }
@@ -366,6 +360,7 @@ class CopyBoundWorkload final : public tut::Workload {
   std::size_t memcpy_bytes() const override { return n_ * bytes_per_value_; }
 
  private:
+  int launch_delta_;
   std::unique_ptr<TypedScan> scan_;
   std::size_t n_ = 0, bytes_per_value_ = 4;
 };

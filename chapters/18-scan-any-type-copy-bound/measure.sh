@@ -4,6 +4,8 @@
 #   types-<type>-<op>-2p28.csv                                 the stage, CUB and cudaMemcpy, every type/operator
 #   types-<type>-sum-2p30.csv                                  the same at 2^30 for the targets' int32, float, int64
 #   timeline-int32-sum-2p28.txt                                where the stage's time goes (per-tile stamps)
+#   types-2p28.png                                             % of cudaMemcpy per type/operator, stage and CUB
+#                                                              (plot_types.py; where python3 has matplotlib)
 # Usage: chapters/18-scan-any-type-copy-bound/measure.sh OUTDIR [BUILD_DIR]   (about 3 minutes on an H200)
 set -euo pipefail
 if [[ $# -lt 1 ]]; then echo "usage: $0 OUTDIR [BUILD_DIR]" >&2; exit 2; fi
@@ -26,4 +28,10 @@ for type in int32 int64 float; do
   "$prog" --type "$type" --op sum --size 2^30 --format csv "${budget[@]}" > "$out/types-$type-sum-2p30.csv"
 done
 "$prog" --type int32 --op sum --size 2^28 --variant copy-bound-timeline --reps 3 > "$out/timeline-int32-sum-2p28.txt"
+here=$(dirname "$0")
+if python3 -c "import matplotlib" 2>/dev/null; then
+  python3 "$here/plot_types.py" "$out"
+else
+  echo "$0: no plot (python3 has no matplotlib: python3 -m pip install matplotlib; then $here/plot_types.py $out)"
+fi
 echo "wrote $(ls "$out" | wc -l) files to $out"

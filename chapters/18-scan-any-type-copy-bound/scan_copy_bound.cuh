@@ -135,15 +135,15 @@ struct PackedStatus {
     std::memcpy(&b, &v, sizeof b);
     return b;
   }
-  __device__ void publish(std::int64_t tile, std::uint32_t flag, T value) const {
-    cuda::atomic_ref<Flag, cuda::thread_scope_device>(words[tile])
+  __device__ void publish(int tile, std::uint32_t flag, T value) const {
+    cuda::atomic_ref<Flag, cuda::thread_scope_device>(words[static_cast<unsigned>(tile)])  // (see SplitStatus)
         .store((static_cast<Flag>(flag) << 32) | bits(value), cuda::memory_order_relaxed);
   }
-  __device__ Observed observe(std::int64_t tile) const {
+  __device__ Observed observe(int tile) const {
     return cuda::atomic_ref<Flag, cuda::thread_scope_device>(words[tile]).load(cuda::memory_order_relaxed);
   }
   __device__ static std::uint32_t flag(Observed o) { return static_cast<std::uint32_t>(o >> 32); }
-  __device__ T value(Observed o, std::int64_t) const {
+  __device__ T value(Observed o, int) const {
     const auto b = static_cast<std::uint32_t>(o);
     T v;
     std::memcpy(&v, &b, sizeof v);
@@ -162,17 +162,19 @@ struct SplitStatus {
   T* aggregates;
   T* inclusives;
 
-  __device__ void publish(std::int64_t tile, std::uint32_t flag, T value) const {
+  // Publishes the block's own tile (>= 0): indexed as unsigned, with no sign extension (a register) to hold.
+  __device__ void publish(int tile, std::uint32_t flag, T value) const {
     T* slot = flag == kInclusive ? inclusives : aggregates;
-    cuda::atomic_ref<T, cuda::thread_scope_device>(slot[tile]).store(value, cuda::memory_order_relaxed);
-    cuda::atomic_ref<Flag, cuda::thread_scope_device>(flags[tile]).store(flag, cuda::memory_order_release);
+    cuda::atomic_ref<T, cuda::thread_scope_device>(slot[static_cast<unsigned>(tile)]).store(value, cuda::memory_order_relaxed);
+    cuda::atomic_ref<Flag, cuda::thread_scope_device>(flags[static_cast<unsigned>(tile)])
+        .store(flag, cuda::memory_order_release);
   }
-  __device__ Observed observe(std::int64_t tile) const {
+  __device__ Observed observe(int tile) const {
     return cuda::atomic_ref<Flag, cuda::thread_scope_device>(flags[tile]).load(cuda::memory_order_relaxed);
   }
   __device__ static std::uint32_t flag(Observed o) { return o; }
   // Call after acquire_published(): the flag read then guarantees the value it announces.
-  __device__ T value(Observed o, std::int64_t tile) const {
+  __device__ T value(Observed o, int tile) const {
     T* slot = o == kInclusive ? inclusives : aggregates;
     return cuda::atomic_ref<T, cuda::thread_scope_device>(slot[tile]).load(cuda::memory_order_relaxed);
   }
@@ -288,13 +290,13 @@ __device__ __forceinline__ T fold_lanes_in_order(T value, bool inclusive, int fi
 // The operator over all tiles before `tile`. Regroupable operators: window by window, a tree over each window
 // (chapter 17). Others: find the nearest P first, then fold from it forward in tile order.
 template <class K, class Status>
-__device__ __forceinline__ typename K::Value look_back(const Status& status, std::int64_t tile) {
+__device__ __forceinline__ typename K::Value look_back(const Status& status, int tile) {
   using T = typename K::Value;
   using Op = typename K::Operator;
   const int lane = threadIdx.x % kWarpSize;
   // Waits until no tile of the window ending before window_end is X (backing off, as in chapter 17).
-  const auto observe_window = [&](std::int64_t window_end) {
-    const std::int64_t predecessor = window_end - kWarpSize + lane;
+  const auto observe_window = [&](int window_end) {
+    const int predecessor = window_end - kWarpSize + lane;
     auto seen = predecessor >= 0 ? status.observe(predecessor) : Status::virtual_inclusive();
     unsigned sleep_ns = 64;
     while (__any_sync(kFullMask, Status::flag(seen) == kInvalid)) {
@@ -305,13 +307,13 @@ __device__ __forceinline__ typename K::Value look_back(const Status& status, std
     acquire_published<T>();
     return seen;
   };
-  const auto value_in = [&](std::int64_t window_end, auto seen) {
-    const std::int64_t predecessor = window_end - kWarpSize + lane;
+  const auto value_in = [&](int window_end, auto seen) {
+    const int predecessor = window_end - kWarpSize + lane;
     return predecessor >= 0 ? status.value(seen, predecessor) : Op::template identity<T>();
   };
 
   T exclusive_prefix = Op::template identity<T>();
-  for (std::int64_t window_end = tile;; window_end -= kWarpSize) {
+  for (int window_end = tile;; window_end -= kWarpSize) {
     const auto seen = observe_window(window_end);
     const unsigned inclusive_lanes = __ballot_sync(kFullMask, Status::flag(seen) == kInclusive);
     const int nearest = inclusive_lanes != 0 ? kWarpSize - 1 - __clz(static_cast<int>(inclusive_lanes)) : 0;
@@ -322,9 +324,9 @@ __device__ __forceinline__ typename K::Value look_back(const Status& status, std
     } else if (inclusive_lanes != 0) {
       // Fold forward from the nearest P. Predecessors below tile 0 are a virtual P of the identity: skip them
       // (tile 0's aggregate starts the fold as it is).
-      const std::int64_t from = window_end - kWarpSize + nearest;
+      const int from = window_end - kWarpSize + nearest;
       if (window_end == tile) {  // the common case: everything needed is in this window's registers
-        const int first = from < 0 ? static_cast<int>(-(window_end - kWarpSize)) : nearest;
+        const int first = from < 0 ? kWarpSize - window_end : nearest;
         return fold_lanes_in_order<Op>(value_in(window_end, seen), Status::flag(seen) == kInclusive, first,
                                        kWarpSize, exclusive_prefix, false);
       }
@@ -332,9 +334,9 @@ __device__ __forceinline__ typename K::Value look_back(const Status& status, std
       // now; one that has become P restarts the fold with the same bits).
       T acc = exclusive_prefix;
       bool have = false;
-      for (std::int64_t begin = from < 0 ? 0 : from; begin < tile; begin += kWarpSize) {
-        const std::int64_t end = begin + kWarpSize < tile ? begin + kWarpSize : tile;
-        const std::int64_t t = begin + lane;
+      for (int begin = from < 0 ? 0 : from; begin < tile; begin += kWarpSize) {
+        const int end = begin + kWarpSize < tile ? begin + kWarpSize : tile;
+        const int t = begin + lane;
         auto again = t < end ? status.observe(t) : Status::virtual_inclusive();
         while (__any_sync(kFullMask, Status::flag(again) == kInvalid)) {  // never: read once as A or P before
           if (t < end) again = status.observe(t);
@@ -342,7 +344,7 @@ __device__ __forceinline__ typename K::Value look_back(const Status& status, std
         acquire_published<T>();
         const T v = t < end ? status.value(again, t) : Op::template identity<T>();
         const bool inclusive = t < end && Status::flag(again) == kInclusive;
-        acc = fold_lanes_in_order<Op>(v, inclusive, 0, static_cast<int>(end - begin), acc, have);
+        acc = fold_lanes_in_order<Op>(v, inclusive, 0, end - begin, acc, have);
         have = true;
       }
       return acc;
@@ -354,14 +356,15 @@ __device__ __forceinline__ typename K::Value look_back(const Status& status, std
 template <class K>
 struct TileScanShared {
   typename K::Value warp_aggregates[K::kWarps];
+  typename K::Value warp_offsets[K::kWarps];  // [w]: the operator over warps 0 .. w-1 (unused for warp 0)
   typename K::Value exclusive_prefix;
 };
 
-// Each warp's offset in the tile (the operator over the warps before it) and the tile's aggregate (one barrier).
+// The tile's aggregate (returned to every thread), and each warp's offset in the tile, the operator over the
+// warps before it, left in shared memory (one barrier). Pass 2 reads the offset back after the look-back's
+// barrier: held in a register it would be live across the look-back, where registers are scarcest.
 template <class K>
-__device__ __forceinline__ void scan_warp_sums(typename K::Value segment, TileScanShared<K>& shared,
-                                               typename K::Value& tile_aggregate, typename K::Value& warp_offset,
-                                               bool& first_warp) {
+__device__ __forceinline__ typename K::Value scan_warp_sums(typename K::Value segment, TileScanShared<K>& shared) {
   using T = typename K::Value;
   using Op = typename K::Operator;
   const int lane = threadIdx.x % kWarpSize;
@@ -370,16 +373,16 @@ __device__ __forceinline__ void scan_warp_sums(typename K::Value segment, TileSc
   __syncthreads();
   const T mine = lane < K::kWarps ? shared.warp_aggregates[lane] : Op::template identity<T>();
   const T scanned = scan_warp<Op>(mine);
-  tile_aggregate = __shfl_sync(kFullMask, scanned, K::kWarps - 1);
-  // Exclusive offset: the inclusive scan of the lane before (warp 0 has none: first_warp).
-  warp_offset = __shfl_sync(kFullMask, scanned, warp > 0 ? warp - 1 : 0);
-  first_warp = warp == 0;
+  // Exclusive offset: the inclusive scan of the lane before (warp 0 has none).
+  const T warp_offset = __shfl_sync(kFullMask, scanned, warp > 0 ? warp - 1 : 0);
+  if (lane == 0) shared.warp_offsets[warp] = warp_offset;
+  return __shfl_sync(kFullMask, scanned, K::kWarps - 1);
 }
 
 // Warp 0 publishes the aggregate, looks back, publishes the inclusive prefix; every thread gets the operator over
 // all tiles before this one (has_prefix false for tile 0). One barrier.
 template <class K, class Status>
-__device__ __forceinline__ typename K::Value tile_exclusive_prefix(const Status& status, std::int64_t tile,
+__device__ __forceinline__ typename K::Value tile_exclusive_prefix(const Status& status, int tile,
                                                                    typename K::Value tile_aggregate,
                                                                    TileScanShared<K>& shared) {
   using T = typename K::Value;
@@ -401,13 +404,14 @@ __device__ __forceinline__ typename K::Value tile_exclusive_prefix(const Status&
 }
 
 // ---- Moving the data -------------------------------------------------------------------------------------------
-// One vector of the last tile (or of misaligned buffers), item by item, the identity past n.
+// One vector of the last tile (or of misaligned buffers), item by item: items first .. of the segment, the
+// identity from segment_items on.
 template <class T, class Op>
-__device__ __forceinline__ uint4 load_vector_guarded(const T* in, std::int64_t first, std::int64_t n) {
+__device__ __forceinline__ uint4 load_vector_guarded(const T* segment, int first, int segment_items) {
   Items<T> x;
 #pragma unroll
   for (int c = 0; c < kVectorBytes / static_cast<int>(sizeof(T)); ++c)
-    x.item[c] = first + c < n ? in[first + c] : Op::template identity<T>();
+    x.item[c] = first + c < segment_items ? segment[first + c] : Op::template identity<T>();
   return vector_of(x);
 }
 template <class K>
@@ -427,6 +431,23 @@ __device__ __forceinline__ std::uint64_t global_time_ns() {
   std::uint64_t t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
+}
+
+// ---- Where a warp's segment lies -------------------------------------------------------------------------------
+// The warp's segment of `tile` (tile indices fit an int: one block per tile; item indices are 64-bit, n may
+// exceed 2^31). The last tile's guards compare 32-bit offsets in the segment with `items`, the segment's items
+// below n (0 .. kWarpItems), rather than 64-bit indices with n; `begin` is clamped to n, so that a segment past
+// the end still names an address inside the array.
+struct Segment {
+  std::int64_t begin;
+  int items;
+};
+template <class K>
+__device__ __forceinline__ Segment segment_of(int tile, std::int64_t n) {
+  const std::int64_t begin = static_cast<std::int64_t>(tile) * K::kTileItems +
+                             static_cast<std::int64_t>(threadIdx.x / kWarpSize) * K::kWarpItems;
+  const std::int64_t clamped = begin < n ? begin : n;
+  return {clamped, static_cast<int>(n - clamped < K::kWarpItems ? n - clamped : K::kWarpItems)};
 }
 
 // ---- The kernel ------------------------------------------------------------------------------------------------
@@ -451,10 +472,13 @@ __global__ __launch_bounds__(K::kBlockThreads, lz::min_blocks_per_sm(K::kMinBloc
   constexpr int kStagedRowsPerWarp = kWarpSize * K::kStagedVectors;
   const int lane = threadIdx.x % kWarpSize;
   const int warp = threadIdx.x / kWarpSize;
-  const auto is_full = [&](std::int64_t t) { return vector_io && (t + 1) * K::kTileItems <= n; };
-  const auto stamp = [&](std::int64_t t, Stamp s) {
+  const auto is_full = [&](int t) { return vector_io && (static_cast<std::int64_t>(t) + 1) * K::kTileItems <= n; };
+  // (Timeline only) thread 0 keeps the stamps in shared memory and writes them out at the end: a global
+  // address held across the tile would cost registers the stage has none of to spare.
+  __shared__ std::uint64_t tile_stamps[kStamps];
+  const auto stamp = [&](Stamp s) {
     if constexpr (K::kTimeline)
-      if (threadIdx.x == 0) stamps[t * kStamps + s] = global_time_ns();
+      if (threadIdx.x == 0) tile_stamps[s] = global_time_ns();
   };
 
   // 1. The tile, from the counter; with bulk copies the thread that learns it starts every warp's copy.
@@ -474,17 +498,16 @@ __global__ __launch_bounds__(K::kBlockThreads, lz::min_blocks_per_sm(K::kMinBloc
     }
   }
   __syncthreads();
-  const std::int64_t tile = tile_shared;  // 64-bit from here on: n may exceed 2^31
-  stamp(tile, kClaimed);
-  const std::int64_t segment_begin = tile * K::kTileItems + static_cast<std::int64_t>(warp) * K::kWarpItems;
+  const int tile = static_cast<int>(tile_shared);
+  stamp(kClaimed);
+  const Segment segment = segment_of<K>(tile, n);
   uint4* staged = staged_vectors + warp * kStagedRowsPerWarp;     // row r, this lane: staged[r * 32 + lane]
   uint4 held[K::kRegisterVectors > 0 ? K::kRegisterVectors : 1];  // row kStagedVectors + r, this lane
 
   // 2. Land the warp's segment: staged rows by copies that bypass registers, register rows by loads issued
   //    before the wait, so both are in flight together.
-  const bool full = is_full(tile);
-  if (full) {
-    const uint4* source = reinterpret_cast<const uint4*>(in + segment_begin) + lane;
+  if (is_full(tile)) {
+    const uint4* source = reinterpret_cast<const uint4*>(in + segment.begin) + lane;
     if constexpr (!kBulk) {
 #pragma unroll
       for (int r = 0; r < K::kStagedVectors; ++r)
@@ -502,13 +525,12 @@ __global__ __launch_bounds__(K::kBlockThreads, lz::min_blocks_per_sm(K::kMinBloc
   } else {  // the last tile or misaligned buffers: item by item, the identity past the end
 #pragma unroll
     for (int r = 0; r < K::kVectorsPerThread; ++r) {
-      const std::int64_t first = segment_begin + static_cast<std::int64_t>(r * kWarpSize + lane) * kItems;
-      const uint4 v = load_vector_guarded<T, Op>(in, first, n);
+      const uint4 v = load_vector_guarded<T, Op>(in + segment.begin, (r * kWarpSize + lane) * kItems, segment.items);
       if (r < K::kStagedVectors) staged[r * kWarpSize + lane] = v;
       else held[r - K::kStagedVectors] = v;
     }
   }
-  stamp(tile, kLanded);
+  stamp(kLanded);
   const auto vector_at = [&](int r) {
     return items_of<T>(r < K::kStagedVectors ? staged[r * kWarpSize + lane] : held[r - K::kStagedVectors]);
   };
@@ -521,17 +543,23 @@ __global__ __launch_bounds__(K::kBlockThreads, lz::min_blocks_per_sm(K::kMinBloc
 #pragma unroll
     for (int c = r == 0 ? 1 : 0; c < kItems; ++c) thread_sum = Op{}(thread_sum, x.item[c]);
   }
-  T tile_aggregate, warp_offset;
-  bool first_warp;
-  scan_warp_sums<K>(reduce_warp<Op>(thread_sum), shared, tile_aggregate, warp_offset, first_warp);
-  stamp(tile, kSummed);
+  const T tile_aggregate = scan_warp_sums<K>(reduce_warp<Op>(thread_sum), shared);
+  stamp(kSummed);
 
   // 4. Warp 0 looks back while the other warps wait (one barrier).
   const T exclusive_prefix = tile_exclusive_prefix<K>(status, tile, tile_aggregate, shared);
-  stamp(tile, kPrefixKnown);
+  stamp(kPrefixKnown);
+  // From here on the tile, its segment and this warp's offset are read back from shared memory, not kept in
+  // registers across the look-back: with the register rows held there, the 56 registers of six blocks per SM
+  // leave none to spare (more would spill to local memory).
+  const int tile_again = static_cast<int>(tile_shared);
+  const Segment segment_again = segment_of<K>(tile_again, n);
+  const bool full = is_full(tile_again);
   // Everything before this warp's segment: the identity's only role is on tile 0's first warp.
-  const bool has_base = tile > 0 || !first_warp;
-  const T base = tile == 0 ? warp_offset : first_warp ? exclusive_prefix : Op{}(exclusive_prefix, warp_offset);
+  const bool first_warp = warp == 0;
+  const bool has_base = tile_again > 0 || !first_warp;
+  const T warp_offset = shared.warp_offsets[warp];
+  const T base = tile_again == 0 ? warp_offset : first_warp ? exclusive_prefix : Op{}(exclusive_prefix, warp_offset);
 
   // 5. Pass 2: scan each vector, scan the row across the warp, put the rows above and the base in front, store.
   T rows_before{};
@@ -556,16 +584,18 @@ __global__ __launch_bounds__(K::kBlockThreads, lz::min_blocks_per_sm(K::kMinBloc
     rows_before = have_rows ? Op{}(rows_before, row_total) : row_total;
     have_rows = true;
     if (full) {
-      store_vector<K>(reinterpret_cast<uint4*>(out + segment_begin) + v, vector_of(x));
+      store_vector<K>(reinterpret_cast<uint4*>(out + segment_again.begin) + v, vector_of(x));
     } else {
 #pragma unroll
       for (int c = 0; c < kItems; ++c)
-        if (segment_begin + v * kItems + c < n) out[segment_begin + v * kItems + c] = x.item[c];
+        if (v * kItems + c < segment_again.items) out[segment_again.begin + v * kItems + c] = x.item[c];
     }
   }
   if constexpr (K::kTimeline) {
     __syncthreads();  // (timeline only) every warp's stores issued
-    stamp(tile, kStored);
+    stamp(kStored);
+    if (threadIdx.x == 0)
+      for (int s = 0; s < kStamps; ++s) stamps[static_cast<std::int64_t>(tile_shared) * kStamps + s] = tile_stamps[s];
   }
 }
 

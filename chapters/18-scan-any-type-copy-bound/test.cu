@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpu_test.cuh"
+#include "scan_testing.cuh"
 
 namespace {
 
@@ -116,6 +117,37 @@ TEST_CASE("18: repeated runs, every variant, type and operator; floating-point s
       check_repeated<double, scan_copy_bound::Sum>(v.name, n, true);
       check_repeated<double, scan_copy_bound::Max>(v.name, n, false);
     }
+}
+
+// The stage launched one element too long (the guard after the output must be named) and one too short (the
+// poison at the last element), for every type and operator: in the last partial tile, in a tile of its own where
+// n is a multiple of the tile, and at warp-segment edges (common/scan_testing.cuh's verdicts, as chapter 15's).
+TEST_CASE("18: planted size bugs: n + 1 overruns the output's guard, n - 1 leaves the last element") {
+  for (const auto& type_op : every_type_and_op()) {
+    const long long type = type_op.first, op = type_op.second;
+    CAPTURE(copy_bound::kTypeNames[type]);
+    CAPTURE(copy_bound::kOpNames[op]);
+    const std::uint64_t tile = stage_tile(type);
+    const std::uint64_t warp_items = tile / 6;  // 6 warps of 192 threads
+    const auto planted_spec = [](int delta) {
+      tut::ChapterSpec spec = tut::testing::only_variants(chapter_spec(), {"scan-copy-bound"});
+      spec.make_workload = [delta] { return std::make_unique<copy_bound::CopyBoundWorkload>(delta); };
+      return spec;
+    };
+    const tut::ChapterSpec past_spec = planted_spec(+1), short_spec = planted_spec(-1);
+    // Float sums stop at 3 tiles: the float check's bound grows with n (eps * n / 1024 * sum |x|), and far
+    // beyond that a poisoned last element could fall within it of a prefix sum near zero.
+    const bool float_sum = type == 3 && op == 0;
+    for (std::uint64_t n : {std::uint64_t{1}, std::uint64_t{33}, std::uint64_t{1025}, warp_items + 1, tile, tile + 1,
+                            3 * tile, 100 * tile + 17}) {
+      if (float_sum && n > 3 * tile) continue;
+      CAPTURE(n);
+      const std::vector<std::pair<std::string, long long>> extra = {{"type", type}, {"op", op}};
+      tut::scan::check_planted_size_verdicts(
+          tut::testing::run_variant(past_spec, "scan-copy-bound", n, extra),
+          tut::testing::run_variant(short_spec, "scan-copy-bound", n, extra), n, copy_bound::kTypeNames[type]);
+    }
+  }
 }
 
 TEST_CASE("18: the float check rejects NaN and a planted error") {
