@@ -215,12 +215,110 @@ def fft37_screen():
                       "working tree of commit c288e4a, `--variant all --budget-ms 200` (the stage, chapter 36's and the references)")
 
 
+def program_rows(path):
+    """{variant: {column: text}} from a chapter program's first table (its header names the columns; a
+    reference's name is followed by '*')."""
+    rows, header = {}, None
+    for line in open(path):
+        if header is None:
+            if line.startswith("variant "):
+                header = re.split(r"\s{2,}", line.strip())
+            continue
+        if not line.strip() or line.startswith("(") or line.startswith("-"):
+            if rows and not line.strip():
+                break
+            continue
+        f = line.split()
+        name, rest = f[0], f[2:] if len(f) > 1 and f[1] == "*" else f[1:]
+        rows[name] = dict(zip(header[1:], rest))
+    return rows
+
+
+def fft38_screen():
+    """Chapter 38 by length: the stage, chapter 37's stage (chapter 35's four-step at these lengths), the
+    width candidates and cuFFT, from the --variant all runs of one call."""
+    d = HERE / "measure-9fe5849"
+    out = ["| N | 38 (stage) GB/s | % of `cudaMemcpy` | 38 vs cuFFT | 37 (four-step) vs cuFFT | `w8` vs cuFFT | "
+           "`w16` vs cuFFT | cuFFT % of `cudaMemcpy` |", "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for n in (131072, 262144, 524288, 1048576):
+        r = program_rows(d / f"c38-all-n{n}.txt")
+        w16 = r["w16"]["speed vs cufft"] if "w16" in r else "–"
+        out.append(f"| {n} | {float(r['fft-two-pass']['GB/s']):.0f} | {r['fft-two-pass']['% memcpy']} | "
+                   f"{r['fft-two-pass']['speed vs cufft']} | {r['fft-thread-block-cluster']['speed vs cufft']} | "
+                   f"{r['w8']['speed vs cufft']} | {w16} | {r['cufft']['% memcpy']} |")
+    out.append("")
+    out.append("1 GiB of `float2` per length (2^27 values), out of place, `--variant all --budget-ms 150`; every "
+               "check `ok`. The bound of two passes is half a copy: 50% of `cudaMemcpy`.")
+    out.append(PROVENANCE.format(what="working tree of commit 9fe5849",
+                                 raw="../../docs/results/raw/2026-11-25-h100/measure-9fe5849/"))
+    return "\n".join(out)
+
+
+SWEEP_SHAPES = [(256, 256, 256), (512, 512, 512), (768, 768, 768), (1000, 1000, 1000), (1024, 1024, 1024),
+                (1536, 1536, 1536), (2048, 2048, 2048), (2500, 2500, 2500), (3072, 3072, 3072), (4096, 4096, 4096),
+                (5000, 5000, 5000), (6144, 6144, 6144), (8192, 8192, 8192), (4096, 4096, 256), (8192, 8192, 1024),
+                (128, 4096, 4096), (4096, 128, 4096), (1024, 1024, 16384), (256, 256, 65536), (1000, 3000, 700),
+                (64, 8192, 8192), (2048, 512, 8192), (3000, 1000, 2000), (1, 4096, 4096), (4096, 4096, 1)]
+
+
+def gemm_stream_k():
+    """Split-K (the stage) against stream-K and its hybrid over the 25 shapes, each program run timing the three
+    and cuBLAS in one process."""
+    d = HERE / "measure-9fe5849" / "sk"
+    names = ["sgemm-split-k", "stream-k", "dp-stream-k"]
+    out = ["| M × N × K | 29 split-K stage / cuBLAS | stream-K / cuBLAS | data-parallel + stream-K / cuBLAS | "
+           "tiles (128 × 256) | waves on 132 SMs |", "|---|---:|---:|---:|---:|---:|"]
+    logs = {v: [] for v in names}
+    wins = []
+    for m, n, k in SWEEP_SHAPES:
+        r = program_rows(d / f"{m}-{n}-{k}.txt")
+        ratios = {v: float(r[v]["speed vs cublas"].rstrip("x")) for v in names}
+        assert all(r[v]["check"] == "ok" for v in names)
+        for v in names:
+            logs[v].append(math.log(ratios[v]))
+        tiles = -(-m // 128) * -(-n // 256)
+        if max(ratios["stream-k"], ratios["dp-stream-k"]) > ratios["sgemm-split-k"]:
+            wins.append(f"{m} × {n} × {k}")
+        out.append(f"| {m} × {n} × {k} | {ratios['sgemm-split-k']:.3f} | {ratios['stream-k']:.3f} | "
+                   f"{ratios['dp-stream-k']:.3f} | {tiles} | {tiles / 132:.2f} |")
+    geo = {v: math.exp(sum(l) / len(l)) for v, l in logs.items()}
+    out.append(f"| geometric mean | **{geo['sgemm-split-k']:.3f}** | **{geo['stream-k']:.3f}** | "
+               f"**{geo['dp-stream-k']:.3f}** | | |")
+    out.append("")
+    out.append(f"Stream-K or its hybrid ahead of the split-K stage at {len(wins)} of {len(SWEEP_SHAPES)} shapes: "
+               + ", ".join(wins) + ". Every check `ok` (against cuBLAS above 2^30 multiply-adds, the CPU below).")
+    out.append(PROVENANCE.format(what="working tree of commit 9fe5849, chapter 29 `--variant "
+                                 "sgemm-split-k,stream-k,dp-stream-k --budget-ms 40` per shape",
+                                 raw="../../docs/results/raw/2026-11-25-h100/measure-9fe5849/sk/"))
+    return "\n".join(out)
+
+
+def scan18_after_spills():
+    """Chapter 18's stage against CUB and the copy after the stack-frame fix (9fe5849)."""
+    d = HERE / "measure-9fe5849"
+    out = ["| type, operator, n | stage % of `cudaMemcpy` | CUB % of `cudaMemcpy` | stage vs CUB | bound on the ratio "
+           "(100 / CUB's %) |", "|---|---:|---:|---:|---:|"]
+    for label, f in [("int32 sum, 2^28", "c18-int32-2p28.txt"), ("int32 sum, 2^30", "c18-int32-2p30.txt"),
+                     ("float sum, 2^28", "c18-float.txt"), ("int64 sum, 2^28", "c18-int64.txt"),
+                     ("double sum, 2^28", "c18-double.txt")]:
+        r = program_rows(d / f)
+        st, cub = r["scan-copy-bound"], r["cub"]
+        out.append(f"| {label} | {st['% memcpy']} | {cub['% memcpy']} | {st['speed vs cub']} | "
+                   f"{100.0 / float(cub['% memcpy']):.2f}x |")
+    out.append("")
+    out.append(PROVENANCE.format(what="working tree of commit 9fe5849 (after the stack-frame fix), "
+                                 "`--variant scan-copy-bound,cub --budget-ms 300`",
+                                 raw="../../docs/results/raw/2026-11-25-h100/measure-9fe5849/"))
+    return "\n".join(out)
+
+
 def main():
     OUT.mkdir(exist_ok=True)
     for name, make in [("18-variants", scan_variants), ("18-types", scan_types), ("29-shapes", gemm_shapes),
                        ("36-candidates", fft36), ("37-candidates", fft37), ("ncu-fft", ncu_fft),
                        ("28-screen", gemm28_screen), ("29-screen", gemm29_screen),
-                       ("36-screen", fft36_screen), ("37-screen", fft37_screen)]:
+                       ("36-screen", fft36_screen), ("37-screen", fft37_screen),
+                       ("38-screen", fft38_screen), ("29-stream-k", gemm_stream_k), ("18-after-spills", scan18_after_spills)]:
         (OUT / f"{name}.md").write_text(make() + "\n")
         print(f"wrote {OUT / (name + '.md')}")
 
