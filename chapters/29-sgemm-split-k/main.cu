@@ -40,8 +40,9 @@ tut::gemm::GemmVariant split_variant(std::shared_ptr<sgemm_split_k::SplitDispatc
 
 // A stream-K variant of tile Tile (sgemm_shapes::Tiles); hybrid: the full waves' tiles data-parallel.
 template <class Tile>
-tut::gemm::GemmVariant stream_k_variant(std::shared_ptr<sgemm_stream_k::StreamK<typename Tile::Config>> sk,
-                                        std::string name, bool hybrid) {
+tut::gemm::GemmVariant stream_k_variant(std::string name,
+                                        std::shared_ptr<sgemm_stream_k::StreamK<typename Tile::Config>> sk,
+                                        bool hybrid) {
   const std::string tile = Tile::kName;
   tut::gemm::GemmVariant v{
       std::move(name),
@@ -71,9 +72,9 @@ std::vector<tut::gemm::GemmVariant> stream_k_variants() {
   const auto big = std::make_shared<sgemm_stream_k::StreamK<Big::Config>>(Big::kName);
   const auto small = std::make_shared<sgemm_stream_k::StreamK<Small::Config>>(Small::kName);
   const std::string small_suffix = std::string("-") + Small::kName;
-  return {stream_k_variant<Big>(big, "stream-k", false), stream_k_variant<Big>(big, "dp-stream-k", true),
-          stream_k_variant<Small>(small, "stream-k" + small_suffix, false),
-          stream_k_variant<Small>(small, "dp-stream-k" + small_suffix, true)};
+  return {stream_k_variant<Big>("stream-k", big, false), stream_k_variant<Big>("dp-stream-k", big, true),
+          stream_k_variant<Small>("stream-k" + small_suffix, small, false),
+          stream_k_variant<Small>("dp-stream-k" + small_suffix, small, true)};
 }
 
 }  // namespace
