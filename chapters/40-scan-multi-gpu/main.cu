@@ -403,8 +403,8 @@ class MultiGpuWorkload final : public tut::Workload {
   void finish(const std::string& variant) override {
     const int gpus = gpus_of(variant);
     const mg::ShardScan which = scan_of(variant);
-    if (gpus > 1 && !profile_)
-      measure_parts(set_up(variant), plan_->last_weight, parts_plan_, which, plan_->count(gpus)->parts[index_of(which)]);
+    Parts& parts = plan_->count(gpus)->parts[index_of(which)];
+    if (gpus > 1 && !profile_) measure_parts(set_up(variant), plan_->last_weight, parts_plan_, which, parts);
   }
 
   // cudaMemcpy of n int32 on GPU 0 (the one-GPU ceiling of a single pass).

@@ -220,10 +220,9 @@ TEST_CASE("40: uneven splits (the last shard 0.5x, 1.42x, 3x the others) on one 
         mg::ShardSet set(n, same_device(P), w);
         set.fill_random(seed);
         const std::vector<std::int32_t> expected = cpu_scan(tut::random_integers<std::int32_t>(n, seed));
-        for (mg::ShardScan which : kBothScans)
-          scan_and_check(set, gather, expected,
-                         "P = " + std::to_string(P) + ", last weight " + std::to_string(w) + "%, n = " + std::to_string(n),
-                         which);
+        const std::string what =
+            "P = " + std::to_string(P) + ", last weight " + std::to_string(w) + "%, n = " + std::to_string(n);
+        for (mg::ShardScan which : kBothScans) scan_and_check(set, gather, expected, what, which);
       }
     }
 }
@@ -241,9 +240,8 @@ TEST_CASE("40: inputs whose sums wrap int32 at every step, across shard boundari
     for (std::size_t k = 0; k < inputs.size(); ++k) {
       mg::ShardSet set(n, same_device(P));
       set.upload(inputs[k]);
-      for (mg::ShardScan which : kBothScans)
-        scan_and_check(set, gather, cpu_scan(inputs[k]), "wrapping input " + std::to_string(k) + ", P = " + std::to_string(P),
-                       which);
+      const std::string what = "wrapping input " + std::to_string(k) + ", P = " + std::to_string(P);
+      for (mg::ShardScan which : kBothScans) scan_and_check(set, gather, cpu_scan(inputs[k]), what, which);
     }
   }
 }
