@@ -352,6 +352,19 @@ __device__ __forceinline__ typename K::Value look_back(const Status& status, int
   }
 }
 
+// ---- A carry into the scan -------------------------------------------------------------------------------------
+// A value folded in front of every output, op(carry, out[i]): a scan that continues an earlier one (chapter 40:
+// the sum of the shards before this one). Tile 0's exclusive prefix starts at it, as in chapter 17's carry_in; it
+// reaches the other tiles through tile 0's inclusive prefix. "No carry" is not the identity (op(0, x) turns a
+// -0.0f sum into +0.0f): the kernel has a carry only where it is instantiated WithCarry, and then takes its value as
+// a kernel argument (no extra global traffic). Without one the kernel is chapter 18's as it was: a run-time flag
+// costs the register-bound kernels a spill.
+template <class T>
+struct CarryIn {
+  T value{};
+  bool present = false;
+};
+
 // ---- One tile's block-wide steps --------------------------------------------------------------------------------
 template <class K>
 struct TileScanShared {
@@ -380,18 +393,19 @@ __device__ __forceinline__ typename K::Value scan_warp_sums(typename K::Value se
 }
 
 // Warp 0 publishes the aggregate, looks back, publishes the inclusive prefix; every thread gets the operator over
-// all tiles before this one (has_prefix false for tile 0). One barrier.
-template <class K, class Status>
+// all tiles before this one and the carry (nothing for tile 0 without a carry: the identity). One barrier.
+template <class K, bool WithCarry, class Status>
 __device__ __forceinline__ typename K::Value tile_exclusive_prefix(const Status& status, int tile,
                                                                    typename K::Value tile_aggregate,
+                                                                   typename K::Value carry,
                                                                    TileScanShared<K>& shared) {
   using T = typename K::Value;
   using Op = typename K::Operator;
   const int lane = threadIdx.x % kWarpSize;
   if (threadIdx.x / kWarpSize == 0) {
-    T exclusive_prefix = Op::template identity<T>();
+    T exclusive_prefix = WithCarry ? carry : Op::template identity<T>();
     if (tile == 0) {
-      if (lane == 0) status.publish(tile, kInclusive, tile_aggregate);
+      if (lane == 0) status.publish(tile, kInclusive, WithCarry ? Op{}(carry, tile_aggregate) : tile_aggregate);
     } else {
       if (lane == 0) status.publish(tile, kAggregate, tile_aggregate);
       exclusive_prefix = look_back<K>(status, tile);
@@ -452,11 +466,12 @@ __device__ __forceinline__ Segment segment_of(int tile, std::int64_t n) {
 
 // ---- The kernel ------------------------------------------------------------------------------------------------
 // One tile per block; the grid has as many blocks as tiles. vector_io: both buffers are 16-byte aligned, so full
-// tiles use cp.async (or bulk copies) and uint4 stores. stamps: kStamps per tile (kTimeline only).
-template <class K>
+// tiles use cp.async (or bulk copies) and uint4 stores. carry: WithCarry only, folded in front of every output
+// (CarryIn). stamps: kStamps per tile (kTimeline only).
+template <class K, bool WithCarry = false>
 __global__ __launch_bounds__(K::kBlockThreads, lz::min_blocks_per_sm(K::kMinBlocksPerSM)) void scan_tiles_kernel(
     const typename K::Value* in, typename K::Value* out, std::int64_t n, bool vector_io, unsigned* tile_counter,
-    TileStatus<typename K::Value> status, std::uint64_t* stamps) {
+    TileStatus<typename K::Value> status, typename K::Value carry, std::uint64_t* stamps) {
   using T = typename K::Value;
   using Op = typename K::Operator;
   constexpr int kItems = K::kVectorItems;
@@ -547,7 +562,7 @@ __global__ __launch_bounds__(K::kBlockThreads, lz::min_blocks_per_sm(K::kMinBloc
   stamp(kSummed);
 
   // 4. Warp 0 looks back while the other warps wait (one barrier).
-  const T exclusive_prefix = tile_exclusive_prefix<K>(status, tile, tile_aggregate, shared);
+  const T exclusive_prefix = tile_exclusive_prefix<K, WithCarry>(status, tile, tile_aggregate, carry, shared);
   stamp(kPrefixKnown);
   // From here on the tile, its segment and this warp's offset are read back from shared memory, not kept in
   // registers across the look-back: with the register rows held there, the 56 registers of six blocks per SM
@@ -555,11 +570,12 @@ __global__ __launch_bounds__(K::kBlockThreads, lz::min_blocks_per_sm(K::kMinBloc
   const int tile_again = static_cast<int>(tile_shared);
   const Segment segment_again = segment_of<K>(tile_again, n);
   const bool full = is_full(tile_again);
-  // Everything before this warp's segment: the identity's only role is on tile 0's first warp.
+  // Everything before this warp's segment: the identity's only role is on tile 0's first warp without a carry.
   const bool first_warp = warp == 0;
-  const bool has_base = tile_again > 0 || !first_warp;
+  const bool has_prefix = tile_again > 0 || WithCarry;  // exclusive_prefix holds tiles or the carry
+  const bool has_base = has_prefix || !first_warp;
   const T warp_offset = shared.warp_offsets[warp];
-  const T base = tile_again == 0 ? warp_offset : first_warp ? exclusive_prefix : Op{}(exclusive_prefix, warp_offset);
+  const T base = !has_prefix ? warp_offset : first_warp ? exclusive_prefix : Op{}(exclusive_prefix, warp_offset);
 
   // 5. Pass 2: scan each vector, scan the row across the warp, put the rows above and the base in front, store.
   T rows_before{};
@@ -604,29 +620,33 @@ inline bool vector_aligned(const void* in, const void* out) {
   return ((reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % kVectorBytes) == 0;
 }
 
-// The devices on which tuning K's kernel has its shared-memory attributes (one record per tuning).
-template <class K>
+// The devices on which tuning K's kernel (with or without a carry) has its shared-memory attributes.
+template <class K, bool WithCarry>
 inline tut::PerDevice<tut::SetupDone> shared_memory_allowed;
 
 // One-time set-up of tuning K on the current device (Workload::setup; idempotent, cheap on repeat): the dynamic
 // shared memory above 48 KiB and the largest shared carveout, as chapter 17's setup_inclusive_scan_with.
-template <class K>
+// WithCarry: the set-up of the kernel that takes a carry (inclusive_scan_with given a CarryIn).
+template <class K, bool WithCarry = false>
 inline void setup_scan() {
-  shared_memory_allowed<K>.ensure([] {
-    lz::allow_staged_shared_memory(scan_tiles_kernel<K>, K::kStagedBytes);
+  shared_memory_allowed<K, WithCarry>.ensure([] {
+    lz::allow_staged_shared_memory(scan_tiles_kernel<K, WithCarry>, K::kStagedBytes);
     return tut::SetupDone{};
   });
 }
 
 // Enqueues the inclusive scan of n values with tuning K: the status reset, then one kernel. Throws
-// std::logic_error when setup_scan<K>() has not run on the current device (n = 0 enqueues nothing and needs
-// none). stamps: kStamps per tile for a Timeline tuning, else unused.
+// std::logic_error when setup_scan<K>() (setup_scan<K, true>() for a carry) has not run on the current device
+// (n = 0 enqueues nothing and needs none). stamps: kStamps per tile for a Timeline tuning, else unused. carry_in:
+// out[i] = op(carry, x[0] .. x[i]) where present (CarryIn; none by default).
 template <class K>
 inline void inclusive_scan_with(const typename K::Value* in, typename K::Value* out, std::size_t n,
-                                void* workspace, cudaStream_t stream, std::uint64_t* stamps = nullptr) {
+                                void* workspace, cudaStream_t stream, std::uint64_t* stamps = nullptr,
+                                CarryIn<typename K::Value> carry_in = {}) {
   using T = typename K::Value;
   if (n == 0) return;
-  shared_memory_allowed<K>.require("scan_copy_bound", "setup_scan<Tuning>");
+  if (carry_in.present) shared_memory_allowed<K, true>.require("scan_copy_bound", "setup_scan<Tuning, true>");
+  else shared_memory_allowed<K, false>.require("scan_copy_bound", "setup_scan<Tuning>");
   const std::size_t tiles = tile_count<K>(n);  // < 2^31 for any n that fits in a GPU's memory
   const TileStatus<T> status = workspace_status<T>(workspace, tiles);
   typename TileStatus<T>::Flag* flags;
@@ -635,10 +655,14 @@ inline void inclusive_scan_with(const typename K::Value* in, typename K::Value* 
   init_tile_status_kernel<<<tut::lookback::init_status_blocks(tiles), tut::lookback::kInitThreads, 0, stream>>>(
       workspace_tile_counter(workspace), flags, static_cast<std::int64_t>(tiles));
   TUT_CHECK_LAUNCH();
-  scan_tiles_kernel<K><<<static_cast<unsigned>(tiles), K::kBlockThreads, K::kStagedBytes, stream>>>(
-      in, out, static_cast<std::int64_t>(n), vector_aligned(in, out), workspace_tile_counter(workspace), status,
-      stamps);
-  TUT_CHECK_LAUNCH();
+  const auto launch = [&](auto kernel) {
+    kernel<<<static_cast<unsigned>(tiles), K::kBlockThreads, K::kStagedBytes, stream>>>(
+        in, out, static_cast<std::int64_t>(n), vector_aligned(in, out), workspace_tile_counter(workspace), status,
+        carry_in.value, stamps);
+    TUT_CHECK_LAUNCH();
+  };
+  if (carry_in.present) launch(scan_tiles_kernel<K, true>);
+  else launch(scan_tiles_kernel<K, false>);
 }
 
 }  // namespace scan_copy_bound

@@ -1,7 +1,7 @@
 // GPU tests for chapter 18: every variant, for every value type and operator, against the CPU at adversarial sizes,
 // tile boundaries (both tile sizes of each type), multi-tile sizes and, for 32-bit types where memory allows,
 // 2^31 + 7; twice in a row on one workspace (the status words reset); floating-point sums also on integer-valued
-// inputs (exact) and run to run (deterministic bits).
+// inputs (exact) and run to run (deterministic bits); a carry-in (chapter 40) for int32 sums and uint32 max.
 #define TUT_CHAPTER_NO_MAIN
 #include "main.cu"
 
@@ -117,6 +117,50 @@ TEST_CASE("18: repeated runs, every variant, type and operator; floating-point s
       check_repeated<double, scan_copy_bound::Sum>(v.name, n, true);
       check_repeated<double, scan_copy_bound::Max>(v.name, n, false);
     }
+}
+
+// A carry in front of the scan (chapter 40's shards): out[i] = op(carry, x[0] .. x[i]), against the CPU, for
+// int32 sums (wrapping: the carry and the sums overflow int32) and uint32 max, every variant, aligned buffers and
+// buffers one element off alignment (the item-by-item path), at adversarial and tile-boundary sizes.
+template <class T, class Op>
+void check_carry_in(const std::string& variant, std::uint64_t n, T carry, std::size_t offset) {
+  using S = scan_copy_bound::ScanType<T, Op>;
+  const std::vector<T> host = copy_bound::make_input<T>(n, tut::testing::test_seed() + 3 * n + offset);
+  std::vector<T> expected = copy_bound::cpu_reference<T, Op>(host).exact;
+  for (T& e : expected) e = static_cast<T>(Op{}(static_cast<S>(carry), static_cast<S>(e)));
+  std::vector<T> padded(offset, T{});
+  padded.insert(padded.end(), host.begin(), host.end());
+  tut::DeviceBuffer<T> in(padded), out(n + offset);
+  tut::DeviceBuffer<unsigned char> workspace(copy_bound::workspace_bytes<T, Op>(n) + 1);
+  copy_bound::with_tuning<S, Op>(variant, [&](auto k) {
+    using K = decltype(k);
+    scan_copy_bound::setup_scan<K, /*WithCarry=*/true>();
+    tut::DeviceBuffer<std::uint64_t> stamps(scan_copy_bound::tile_count<K>(n) * scan_copy_bound::kStamps + 1);
+    workspace.poison();
+    out.poison();
+    scan_copy_bound::inclusive_scan_with<K>(reinterpret_cast<const S*>(in.data()) + offset,
+                                            reinterpret_cast<S*>(out.data()) + offset, n, workspace.data(), 0,
+                                            stamps.data(), scan_copy_bound::CarryIn<S>{static_cast<S>(carry), true});
+    TUT_CUDA_CHECK(cudaDeviceSynchronize());
+  });
+  std::vector<T> got = out.download();
+  got.erase(got.begin(), got.begin() + static_cast<std::ptrdiff_t>(offset));
+  INFO(variant << " sizeof(T) " << sizeof(T) << " n = " << n << " carry " << +carry << " offset " << offset);
+  const tut::CheckResult r = tut::compare_exact(expected, got);
+  CHECK_MESSAGE(r.ok, r.message());
+}
+
+TEST_CASE("18: a carry-in is folded in front of every output (int32 sum wrapping, uint32 max)") {
+  const std::uint64_t tile = stage_tile(0);
+  const std::vector<std::uint64_t> sizes = tut::testing::adversarial_sizes({tile - 1, tile, tile + 1, 33 * tile + 5});
+  for (const auto& v : copy_bound::kVariants)
+    for (std::uint64_t n : sizes)
+      for (std::size_t offset : {std::size_t{0}, std::size_t{1}}) {
+        if (v.name != "scan-copy-bound" && offset == 1) continue;  // the guarded path is the same for every tuning
+        for (std::int32_t carry : {std::int32_t{123456789}, INT32_MAX, INT32_MIN, std::int32_t{-1}})
+          check_carry_in<std::int32_t, scan_copy_bound::Sum>(v.name, n, carry, offset);
+        check_carry_in<std::uint32_t, scan_copy_bound::Max>(v.name, n, 0x80000000u, offset);
+      }
 }
 
 // The stage launched one element too long (the guard after the output must be named) and one too short (the

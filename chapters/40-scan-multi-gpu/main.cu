@@ -6,7 +6,8 @@
 // prints the bound of each GPU count from those parts (reduce + exchange + scan of one shard), each measured
 // time as a share of its bound, GB/s per GPU and in total, and the timeline of one run on every GPU.
 // Input is made and checked on the GPUs (any size the GPUs hold together), and checked against the CPU
-// reference too where the host can hold it.
+// reference too where the host can hold it. The same rows with chapter 18's int32-sum stage per shard instead of
+// chapter 17's are on demand (scan-multi-gpu-copy-bound[-<k>gpu]; --variant all).
 #include <unistd.h>
 
 #include <algorithm>
@@ -37,6 +38,13 @@ namespace mg = scan_multi_gpu;
 const char* const kChapter = "40-scan-multi-gpu";
 const char* const kTitle = "inclusive int32 scan over the GPUs of one host: reduce, NCCL all-gather, scan with carry";
 const char* const kStage = "scan-multi-gpu";
+const char* const kCopyBoundStage = "scan-multi-gpu-copy-bound";
+
+// The two per-shard scans, in the order of their rows: the stage (chapter 17's) and the copy-bound variant.
+constexpr mg::ShardScan kShardScans[] = {mg::ShardScan::kLandingZone, mg::ShardScan::kCopyBound};
+constexpr int kShardScanCount = 2;
+int index_of(mg::ShardScan which) { return which == mg::ShardScan::kLandingZone ? 0 : 1; }
+const char* stage_of(mg::ShardScan which) { return which == mg::ShardScan::kLandingZone ? kStage : kCopyBoundStage; }
 
 // Host memory below which the program also checks against the CPU reference (input, reference and one
 // shard's output on the host: about 12 bytes per element), as a share of the machine's physical memory.
@@ -85,19 +93,24 @@ std::string why_not_fit(std::size_t n, int gpus, int last_weight) {
   return "";
 }
 
-// One GPU count: what the options give it, and the parts measured after its timed run (finish()).
+// The parts of one GPU count with one shard scan, measured after its timed run (finish()).
+struct Parts {
+  bool measured = false;  // reduce, exchange, scan(_last), timeline: gpus > 1, not --profile
+  tut::TimingStats reduce, exchange, scan, scan_last;
+  double bound_ms = 0.0;
+  // One run's timeline, per GPU, in ms from that GPU's start: reduce done, totals on the host, scan launched,
+  // scan done.
+  std::vector<std::vector<double>> timeline;
+};
+
+// One GPU count: what the options give it, and its parts with each shard scan (kShardScans' order).
 struct CountRow {
   int gpus = 0;
   std::size_t n = 0;
   std::size_t shard = 0;       // elements of shard 0 (the largest of an even split)
   std::size_t last_shard = 0;  // elements of the last shard
   bool fits = true;
-  bool parts_measured = false;                     // reduce, exchange, scan(_last), timeline: gpus > 1, not --profile
-  tut::TimingStats reduce, exchange, scan, scan_last;
-  double bound_ms = 0.0;
-  // One run's timeline, per GPU, in ms from that GPU's start: reduce done, totals on the host, scan launched,
-  // scan done.
-  std::vector<std::vector<double>> timeline;
+  Parts parts[kShardScanCount];
 };
 
 // What the options and the machine give this run: resolved once (ChapterSpec::resolve), read by the workload
@@ -117,8 +130,9 @@ struct Plan {
   }
 };
 
-std::string row_name(int gpus, int max_gpus) {
-  return gpus == max_gpus ? std::string(kStage) : std::string(kStage) + "-" + std::to_string(gpus) + "gpu";
+std::string row_name(int gpus, int max_gpus, mg::ShardScan which = mg::ShardScan::kLandingZone) {
+  const std::string stage = stage_of(which);
+  return gpus == max_gpus ? stage : stage + "-" + std::to_string(gpus) + "gpu";
 }
 
 // Checks the options against this machine (UsageError when they cannot run) and lays out the GPU counts.
@@ -181,9 +195,9 @@ struct CountSetup {
       : set(n, first_devices(gpus), last_weight) {
     tut::ScopedDevice caller;
     set.fill_random(seed);
-    for (const mg::Shard& s : set.shards()) {  // chapter 17's per-device set-up, and one event per GPU
+    for (const mg::Shard& s : set.shards()) {  // both shard scans' per-device set-up, and one event per GPU
       TUT_CUDA_CHECK(cudaSetDevice(s.device));
-      mg::single_pass::setup_inclusive_scan();
+      mg::setup_shard_scans();
       done.push_back(mg::OwnedEvent::create(cudaEventDisableTiming));
     }
     TUT_CUDA_CHECK(cudaSetDevice(set.shards()[0].device));
@@ -222,7 +236,7 @@ struct CountSetup {
 };
 
 // One instrumented run: events at each step's end on every GPU, times relative to that GPU's start.
-std::vector<std::vector<double>> timeline_of_one_run(CountSetup& setup) {
+std::vector<std::vector<double>> timeline_of_one_run(CountSetup& setup, mg::ShardScan which) {
   constexpr int kMarks = 5;  // start, reduce done, totals on the host, scan launched, scan done
   const std::vector<mg::Shard>& shards = setup.set.shards();
   const std::size_t P = shards.size();
@@ -244,7 +258,7 @@ std::vector<std::vector<double>> timeline_of_one_run(CountSetup& setup) {
   setup.exchange->enqueue(shards);
   mg::enqueue_totals_download(shards);
   for (std::size_t p = 0; p < P; ++p) mark(p, 2);
-  mg::scan_shards_with_carries(shards, [&](std::size_t p) { mark(p, 3); });
+  mg::scan_shards_with_carries(shards, [&](std::size_t p) { mark(p, 3); }, which);
   for (std::size_t p = 0; p < P; ++p) mark(p, 4);
   std::vector<std::vector<double>> t(P, std::vector<double>(kMarks - 1));
   for (std::size_t p = 0; p < P; ++p) {
@@ -259,10 +273,10 @@ std::vector<std::vector<double>> timeline_of_one_run(CountSetup& setup) {
   return t;
 }
 
-// The parts of one GPU count, each alone: the reduce and the scan of shard 0 on GPU 0 (the others idle), the
-// exchange on all GPUs (host-timed), the last shard's scan where the split is uneven; the bound from them; the
-// timeline of one run.
-void measure_parts(CountSetup& setup, int last_weight, const tut::TimingPlan& plan, CountRow& row) {
+// The parts of one GPU count with the shard scan `which`, each alone: the reduce and the scan of shard 0 on GPU 0
+// (the others idle), the exchange on all GPUs (host-timed), the last shard's scan where the split is uneven; the
+// bound from them; the timeline of one run.
+void measure_parts(CountSetup& setup, int last_weight, const tut::TimingPlan& plan, mg::ShardScan which, Parts& row) {
   const std::vector<mg::Shard>& shards = setup.set.shards();
   const mg::Shard& s0 = shards[0];
   tut::ScopedDevice caller;
@@ -271,7 +285,7 @@ void measure_parts(CountSetup& setup, int last_weight, const tut::TimingPlan& pl
       [&](cudaStream_t s) { mg::reduce_shard(s0.in, s0.count, s0.total, s0.workspace, s0.workspace_bytes, s); }, plan,
       s0.stream);
   row.scan = tut::time_gpu(
-      [&](cudaStream_t s) { mg::single_pass::inclusive_scan(s0.in, s0.out, s0.count, s0.workspace, s, 0); }, plan,
+      [&](cudaStream_t s) { mg::scan_with_carry(which, s0.in, s0.out, s0.count, s0.workspace, s, 0); }, plan,
       s0.stream);
   row.exchange = time_on_host(
       [&] {
@@ -286,14 +300,14 @@ void measure_parts(CountSetup& setup, int last_weight, const tut::TimingPlan& pl
   if (last_weight != 100) {
     TUT_CUDA_CHECK(cudaSetDevice(last.device));
     row.scan_last = tut::time_gpu(
-        [&](cudaStream_t s) { mg::single_pass::inclusive_scan(last.in, last.out, last.count, last.workspace, s, 0); },
+        [&](cudaStream_t s) { mg::scan_with_carry(which, last.in, last.out, last.count, last.workspace, s, 0); },
         plan, last.stream);
     last_ms = row.scan_last.median_ms;
   }
   // The last GPU scans only; the others reduce, then scan; all wait for the exchange in between.
   row.bound_ms = row.exchange.median_ms + std::max(row.reduce.median_ms + row.scan.median_ms, last_ms);
-  row.timeline = timeline_of_one_run(setup);
-  row.parts_measured = true;
+  row.timeline = timeline_of_one_run(setup, which);
+  row.measured = true;
 }
 
 // The workload: one GPU count at a time (setup() frees the previous count's shards before it makes the next).
@@ -326,8 +340,8 @@ class MultiGpuWorkload final : public tut::Workload {
     parts_plan_.timed_range.clear();  // the parts are not the variant's timed run: ncu's filter must skip them
   }
 
-  // The shards of this GPU count (its input made on the GPUs), chapter 17's set-up on every GPU, the NCCL
-  // communicators (ncclCommInitAll), the events of the fan-out and fan-in.
+  // The shards of this GPU count (its input made on the GPUs), both shard scans' set-up on every GPU, the NCCL
+  // communicators (ncclCommInitAll), the events of the fan-out and fan-in. A count's two variants share them.
   void setup(const std::string& variant) override {
     const int gpus = gpus_of(variant);
     if (current_ && current_gpus_ == gpus) return;
@@ -352,7 +366,7 @@ class MultiGpuWorkload final : public tut::Workload {
     CountSetup& setup = set_up(variant);
     tut::ScopedDevice caller;  // GPU 0, the device of `stream`, is current again at the end
     setup.fan_out(stream);
-    mg::inclusive_scan(setup.set.shards(), *setup.exchange);
+    mg::inclusive_scan(setup.set.shards(), *setup.exchange, scan_of(variant));
     TUT_CUDA_CHECK(cudaSetDevice(setup.set.shards()[0].device));
     setup.fan_in(stream);
   }
@@ -388,7 +402,9 @@ class MultiGpuWorkload final : public tut::Workload {
   // After the timed run: the parts of a multi-GPU count (not in profile mode), for the summary.
   void finish(const std::string& variant) override {
     const int gpus = gpus_of(variant);
-    if (gpus > 1 && !profile_) measure_parts(set_up(variant), plan_->last_weight, parts_plan_, *plan_->count(gpus));
+    const mg::ShardScan which = scan_of(variant);
+    Parts& parts = plan_->count(gpus)->parts[index_of(which)];
+    if (gpus > 1 && !profile_) measure_parts(set_up(variant), plan_->last_weight, parts_plan_, which, parts);
   }
 
   // cudaMemcpy of n int32 on GPU 0 (the one-GPU ceiling of a single pass).
@@ -397,8 +413,13 @@ class MultiGpuWorkload final : public tut::Workload {
  private:
   int gpus_of(const std::string& variant) const {
     for (const CountRow& c : plan_->counts)
-      if (c.fits && variant == row_name(c.gpus, plan_->max_gpus)) return c.gpus;
+      for (mg::ShardScan which : kShardScans)
+        if (c.fits && variant == row_name(c.gpus, plan_->max_gpus, which)) return c.gpus;
     throw std::logic_error("chapter 40: no GPU count is called '" + variant + "'");
+  }
+  mg::ShardScan scan_of(const std::string& variant) const {
+    const int gpus = gpus_of(variant);
+    return variant == row_name(gpus, plan_->max_gpus) ? mg::ShardScan::kLandingZone : mg::ShardScan::kCopyBound;
   }
   CountSetup& set_up(const std::string& variant) {
     if (!current_ || current_gpus_ != gpus_of(variant))
@@ -426,62 +447,72 @@ std::string fixed(double v, int digits) {
   return s.str();
 }
 
-// The scaling report after the standard table: the GPUs and NCCL, the parts table, the timelines.
+// The scaling report after the standard table: the GPUs and NCCL, then for each shard scan that ran, the parts
+// table and the timelines.
 void print_summary(std::ostream& os, const Plan& plan, const std::vector<tut::Result>& results) {
-  const auto result_of = [&](int gpus) -> const tut::Result* {
-    for (const tut::Result& r : results)
-      if (r.variant == row_name(gpus, plan.max_gpus)) return &r;
-    return nullptr;
-  };
   const char* nvls = std::getenv("NCCL_NVLS_ENABLE");
   os << "(% peak and % memcpy of a P-GPU row: shares of P GPUs' peak and of P times GPU 0's cudaMemcpy)\n"
      << "GPUs: " << plan.visible << " visible, " << plan.max_gpus << " used; NCCL " << mg::nccl_version_text()
-     << "; NCCL_NVLS_ENABLE=" << (nvls ? nvls : "unset") << "\n\n";
-  const tut::Result* one = result_of(1);
-  std::vector<std::vector<std::string>> cells;
-  for (const CountRow& c : plan.counts) {
-    const tut::Result* r = result_of(c.gpus);
-    if (!c.fits || !r) {
-      cells.push_back({std::to_string(c.gpus), tut::format_size(c.n), tut::format_size(c.shard), "-", "-", "-", "-",
-                       "-", "-", "-", "-", "-", "-", c.fits ? "not run" : "does not fit"});
-      continue;
+     << "; NCCL_NVLS_ENABLE=" << (nvls ? nvls : "unset") << "\n";
+  for (mg::ShardScan which : kShardScans) {
+    const auto result_of = [&](int gpus) -> const tut::Result* {
+      for (const tut::Result& r : results)
+        if (r.variant == row_name(gpus, plan.max_gpus, which)) return &r;
+      return nullptr;
+    };
+    bool any = false;
+    for (const CountRow& c : plan.counts) any = any || result_of(c.gpus) != nullptr;
+    if (!any) continue;
+    os << "\n" << stage_of(which) << " (each shard scanned with "
+       << (which == mg::ShardScan::kLandingZone ? "chapter 17's stage" : "chapter 18's int32-sum stage") << "):\n";
+    const tut::Result* one = result_of(1);
+    std::vector<std::vector<std::string>> cells;
+    for (const CountRow& c : plan.counts) {
+      const tut::Result* r = result_of(c.gpus);
+      const Parts& pt = c.parts[index_of(which)];
+      if (!c.fits || !r) {
+        cells.push_back({std::to_string(c.gpus), tut::format_size(c.n), tut::format_size(c.shard), "-", "-", "-", "-",
+                         "-", "-", "-", "-", "-", "-", c.fits ? "not run" : "does not fit"});
+        continue;
+      }
+      const double w = r->time.median_ms;
+      const double total_gbps = tut::gigabytes_per_second(2.0 * static_cast<double>(c.n) * 4.0, w);
+      const bool multi = c.gpus > 1, parts = pt.measured, uneven = multi && plan.last_weight != 100;
+      const double bound_ms = multi ? pt.bound_ms : w;  // one GPU: the bound is the scan itself
+      std::string vs = "-", bound_vs = "-";
+      if (one && one->time.median_ms > 0 && w > 0) {
+        // strong scaling: speedup at the same n; weak scaling: the one-GPU time over this one (1 = perfect)
+        vs = fixed(one->time.median_ms / w, 2) + "x";
+        if (!plan.weak && (parts || !multi)) bound_vs = fixed(one->time.median_ms / bound_ms, 2) + "x";
+      }
+      std::string shard = tut::format_size(c.shard);
+      if (uneven) shard += " / last " + tut::format_size(c.last_shard);
+      std::string scan = multi ? (parts ? us(pt.scan.median_ms) : "-") : us(w);
+      if (uneven && parts) scan += " / last " + us(pt.scan_last.median_ms);
+      cells.push_back({std::to_string(c.gpus), tut::format_size(c.n), shard, parts ? us(pt.reduce.median_ms) : "-",
+                       parts ? us(pt.exchange.median_ms) : "-", scan, parts || !multi ? us(bound_ms) : "-", us(w),
+                       (parts || !multi) && w > 0 ? fixed(100.0 * bound_ms / w, 1) : "-",
+                       fixed(total_gbps / c.gpus, 1), fixed(total_gbps, 1), vs, bound_vs, r->check});
     }
-    const double w = r->time.median_ms;
-    const double total_gbps = tut::gigabytes_per_second(2.0 * static_cast<double>(c.n) * 4.0, w);
-    const bool multi = c.gpus > 1, parts = c.parts_measured, uneven = multi && plan.last_weight != 100;
-    const double bound_ms = multi ? c.bound_ms : w;  // one GPU: the bound is the scan itself
-    std::string vs = "-", bound_vs = "-";
-    if (one && one->time.median_ms > 0 && w > 0) {
-      // strong scaling: speedup at the same n; weak scaling: the one-GPU time over this one (1 = perfect)
-      vs = fixed(one->time.median_ms / w, 2) + "x";
-      if (!plan.weak && (parts || !multi)) bound_vs = fixed(one->time.median_ms / bound_ms, 2) + "x";
-    }
-    std::string shard = tut::format_size(c.shard);
-    if (uneven) shard += " / last " + tut::format_size(c.last_shard);
-    std::string scan = multi ? (parts ? us(c.scan.median_ms) : "-") : us(w);
-    if (uneven && parts) scan += " / last " + us(c.scan_last.median_ms);
-    cells.push_back({std::to_string(c.gpus), tut::format_size(c.n), shard, parts ? us(c.reduce.median_ms) : "-",
-                     parts ? us(c.exchange.median_ms) : "-", scan, parts || !multi ? us(bound_ms) : "-", us(w),
-                     (parts || !multi) && w > 0 ? fixed(100.0 * bound_ms / w, 1) : "-", fixed(total_gbps / c.gpus, 1),
-                     fixed(total_gbps, 1), vs, bound_vs, r->check});
-  }
-  tut::write_text_table(os, {"GPUs", "n", "shard", "reduce us", "exchange us", "scan us", "bound us", "whole us",
-                             "% of bound", "GB/s/GPU", "GB/s total", plan.weak ? "T1/T" : "vs 1 GPU", "bound vs 1 GPU",
-                             "check"},
-                        cells);
-  os << "(reduce, scan: one shard on GPU 0 alone; exchange: ncclAllGather of one word per GPU and the totals' copy\n"
-        " to the host, host-timed; bound = exchange + the longer of (reduce + scan of shard 0) and (scan of the\n"
-        " last shard, which is not reduced), one GPU: the scan; % of bound = bound / whole;\n"
-        " GB/s counts n int32 read once and written once: the reduce's extra read is not counted;\n"
-        " --profile measures no parts)\n";
-  for (const CountRow& c : plan.counts) {
-    if (c.timeline.empty()) continue;
-    os << "\ntimeline of one run on " << c.gpus << " GPUs, n = " << tut::format_size(c.n)
-       << " (us from each GPU's start: reduce done | totals on the host | scan launched | scan done)\n";
-    for (std::size_t p = 0; p < c.timeline.size(); ++p) {
-      os << "  GPU " << p << ":";
-      for (double t : c.timeline[p]) os << " " << std::setw(9) << us(t);
-      os << (p + 1 == c.timeline.size() ? "   (the last GPU does not reduce)" : "") << "\n";
+    tut::write_text_table(os, {"GPUs", "n", "shard", "reduce us", "exchange us", "scan us", "bound us", "whole us",
+                               "% of bound", "GB/s/GPU", "GB/s total", plan.weak ? "T1/T" : "vs 1 GPU",
+                               "bound vs 1 GPU", "check"},
+                          cells);
+    os << "(reduce, scan: one shard on GPU 0 alone; exchange: ncclAllGather of one word per GPU and the totals' copy\n"
+          " to the host, host-timed; bound = exchange + the longer of (reduce + scan of shard 0) and (scan of the\n"
+          " last shard, which is not reduced), one GPU: the scan; % of bound = bound / whole;\n"
+          " GB/s counts n int32 read once and written once: the reduce's extra read is not counted;\n"
+          " --profile measures no parts)\n";
+    for (const CountRow& c : plan.counts) {
+      const Parts& pt = c.parts[index_of(which)];
+      if (pt.timeline.empty()) continue;
+      os << "\ntimeline of one run on " << c.gpus << " GPUs, n = " << tut::format_size(c.n)
+         << " (us from each GPU's start: reduce done | totals on the host | scan launched | scan done)\n";
+      for (std::size_t p = 0; p < pt.timeline.size(); ++p) {
+        os << "  GPU " << p << ":";
+        for (double t : pt.timeline[p]) os << " " << std::setw(9) << us(t);
+        os << (p + 1 == pt.timeline.size() ? "   (the last GPU does not reduce)" : "") << "\n";
+      }
     }
   }
 }
@@ -497,15 +528,22 @@ tut::ChapterSpec chapter_spec() {
   spec.variants = {{kStage,
                     "the scan on --gpus GPUs, with a row per GPU count 1, 2, 4, ... before it (scan-multi-gpu-<k>gpu; "
                     "the 1-GPU row is chapter 17's scan alone)",
-                    false, ""}};
+                    false, ""},
+                   {kCopyBoundStage,
+                    "the same with chapter 18's int32-sum stage per shard (its carry-in), a row per GPU count "
+                    "(scan-multi-gpu-copy-bound-<k>gpu; --variant all)",
+                    false, "", /*on_demand=*/true}};
   spec.extra_options = extra_options();
   spec.resolve = [plan](tut::ChapterSpec& s, const tut::Options& opt) {
     *plan = make_plan(opt);
     s.variants.clear();
-    for (const CountRow& c : plan->counts)
-      if (c.fits)
-        s.variants.push_back({row_name(c.gpus, plan->max_gpus),
-                              "the scan on " + std::to_string(c.gpus) + " GPU" + (c.gpus > 1 ? "s" : ""), false, ""});
+    for (mg::ShardScan which : kShardScans)
+      for (const CountRow& c : plan->counts)
+        if (c.fits)
+          s.variants.push_back({row_name(c.gpus, plan->max_gpus, which),
+                                "the scan on " + std::to_string(c.gpus) + " GPU" + (c.gpus > 1 ? "s" : "") +
+                                    (which == mg::ShardScan::kCopyBound ? ", chapter 18's stage per shard" : ""),
+                                false, "", /*on_demand=*/which == mg::ShardScan::kCopyBound});
     s.ratio_to = plan->counts.front().fits ? row_name(1, plan->max_gpus) : "";  // "speed vs" the one-GPU row
   };
   spec.make_workload = [plan] { return std::make_unique<MultiGpuWorkload>(plan); };

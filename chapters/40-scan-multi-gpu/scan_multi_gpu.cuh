@@ -8,7 +8,8 @@
 //      holds every shard's total; the host reads them back and each GPU's carry is the sum of the totals
 //      before it (uint32 arithmetic: wraps like the sums);
 //   3. every GPU scans its shard with chapter 17's single-pass kernel, passing the carry through its carry_in
-//      (the kernel is included, not copied).
+//      (the kernel is included, not copied); or, the copy-bound variant (ShardScan), with chapter 18's int32-sum
+//      stage and its CarryIn.
 // On one GPU only step 3 runs, with carry 0: the one-GPU time is the best single-GPU scan of the tutorial.
 // The split is even unless asked otherwise (Split::last_weight): the last GPU, which does not reduce, may take
 // more.
@@ -32,10 +33,12 @@
 
 #include "cuda_check.cuh"
 #include "scan_lookback_landing_zone.cuh"  // chapter 17: the single-pass scan with carry_in
+#include "../18-scan-any-type-copy-bound/scan_copy_bound.cuh"  // chapter 18: its int32-sum stage, with CarryIn
 
 namespace scan_multi_gpu {
 
 namespace single_pass = scan_lookback_landing_zone;
+namespace copy_bound = scan_copy_bound;
 
 // ---- NCCL errors ---------------------------------------------------------------------------------------
 // A failing NCCL call, named: the program prints what() on one line and exits 1.
@@ -122,6 +125,38 @@ inline void reduce_shard(const std::int32_t* in, std::size_t count, std::uint32_
                                           stream));
 }
 
+// ---- Step 3's scan of one shard: chapter 17's (the lesson's) or chapter 18's -----------------------------------
+enum class ShardScan {
+  kLandingZone,  // chapter 17's stage (carry_in)
+  kCopyBound,    // chapter 18's stage for int32 sums (CarryIn), run on uint32 so that the sums wrap
+};
+using CopyBoundTuning = copy_bound::StageTuning<copy_bound::ScanType<std::int32_t, copy_bound::Sum>, copy_bound::Sum>;
+
+// Both scans' one-time set-up on the current device (idempotent): every shard's GPU, before any run.
+inline void setup_shard_scans() {
+  single_pass::setup_inclusive_scan();
+  copy_bound::setup_scan<CopyBoundTuning, /*WithCarry=*/true>();  // step 3 always passes a carry (0 on one GPU)
+}
+
+inline std::size_t scan_workspace_bytes(std::size_t count) {
+  const std::size_t landing_zone = single_pass::workspace_bytes(count);
+  const std::size_t copy_bound_bytes = copy_bound::workspace_bytes_for<CopyBoundTuning>(count);
+  return landing_zone > copy_bound_bytes ? landing_zone : copy_bound_bytes;
+}
+
+// Enqueues out = carry + the inclusive scan of in (wrapping) with `which` on `stream` of the current device.
+inline void scan_with_carry(ShardScan which, const std::int32_t* in, std::int32_t* out, std::size_t count,
+                            void* workspace, cudaStream_t stream, std::int32_t carry) {
+  if (which == ShardScan::kLandingZone) {
+    single_pass::inclusive_scan(in, out, count, workspace, stream, carry);
+    return;
+  }
+  using U = CopyBoundTuning::Value;  // int32 and uint32 may alias
+  copy_bound::inclusive_scan_with<CopyBoundTuning>(reinterpret_cast<const U*>(in), reinterpret_cast<U*>(out), count,
+                                                   workspace, stream, nullptr,
+                                                   copy_bound::CarryIn<U>{static_cast<U>(carry), true});
+}
+
 // ---- One shard: where it lives and what it uses ----------------------------------------------------------
 struct Shard {
   int device = 0;
@@ -136,9 +171,9 @@ struct Shard {
   std::uint32_t* totals_host = nullptr;  // pinned host, P words: `totals` read back for the carry
 };
 
-// Workspace bytes a shard of `count` elements needs (the larger of the reduce's and the scan's).
+// Workspace bytes a shard of `count` elements needs (the larger of the reduce's and either scan's).
 inline std::size_t shard_workspace_bytes(std::size_t count) {
-  const std::size_t scan = single_pass::workspace_bytes(count);
+  const std::size_t scan = scan_workspace_bytes(count);
   const std::size_t reduce = reduce_workspace_bytes(count);
   return scan > reduce ? scan : reduce;
 }
@@ -254,29 +289,32 @@ inline std::int32_t carry_of(const Shard& s, int p) {
 // by value, so the host waits for each shard's totals before it launches that shard's scan.
 // before_scan(p), if given, runs just before shard p's scan is enqueued (the program records an event there).
 template <class BeforeScan>
-inline void scan_shards_with_carries(const std::vector<Shard>& shards, BeforeScan before_scan) {
+inline void scan_shards_with_carries(const std::vector<Shard>& shards, BeforeScan before_scan,
+                                     ShardScan which = ShardScan::kLandingZone) {
   for (std::size_t p = 0; p < shards.size(); ++p) {
     const Shard& s = shards[p];
     TUT_CUDA_CHECK(cudaSetDevice(s.device));
     TUT_CUDA_CHECK(cudaStreamSynchronize(s.stream));
     before_scan(p);
-    single_pass::inclusive_scan(s.in, s.out, s.count, s.workspace, s.stream, carry_of(s, static_cast<int>(p)));
+    scan_with_carry(which, s.in, s.out, s.count, s.workspace, s.stream, carry_of(s, static_cast<int>(p)));
   }
 }
 
-// The whole scan over the shards (in order: shard 0 holds the first elements). Returns with every shard's
-// scan enqueued on its stream; the caller synchronises. One shard: the single-pass scan alone, carry 0.
-inline void inclusive_scan(const std::vector<Shard>& shards, TotalsExchange& exchange) {
+// The whole scan over the shards (in order: shard 0 holds the first elements), each shard's with `which`.
+// Returns with every shard's scan enqueued on its stream; the caller synchronises. One shard: the single-pass
+// scan alone, carry 0.
+inline void inclusive_scan(const std::vector<Shard>& shards, TotalsExchange& exchange,
+                           ShardScan which = ShardScan::kLandingZone) {
   if (shards.size() == 1) {
     const Shard& s = shards[0];
     TUT_CUDA_CHECK(cudaSetDevice(s.device));
-    single_pass::inclusive_scan(s.in, s.out, s.count, s.workspace, s.stream, 0);
+    scan_with_carry(which, s.in, s.out, s.count, s.workspace, s.stream, 0);
     return;
   }
   enqueue_shard_totals(shards);
   exchange.enqueue(shards);
   enqueue_totals_download(shards);
-  scan_shards_with_carries(shards, [](std::size_t) {});
+  scan_shards_with_carries(shards, [](std::size_t) {}, which);
 }
 
 }  // namespace scan_multi_gpu

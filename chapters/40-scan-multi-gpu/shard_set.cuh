@@ -154,8 +154,8 @@ class ShardSet {
       s.totals = s.total + 1;
       o.totals_host = make_pinned<std::uint32_t>(count);
       s.totals_host = o.totals_host.get();
-      // Chapter 17's one-time set-up on this shard's GPU (idempotent): shards are made before any timed run.
-      scan_lookback_landing_zone::setup_inclusive_scan();
+      // Both shard scans' one-time set-up on this shard's GPU (idempotent): shards are made before any timed run.
+      setup_shard_scans();
     }
   }
   ShardSet(const ShardSet&) = delete;

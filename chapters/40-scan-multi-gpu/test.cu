@@ -2,7 +2,8 @@
 // at P = 2, 3, 4 with the shards on one device and the collective replaced by DeviceGather (NCCL refuses two
 // ranks on one device), NCCL's all-gather with one rank, the program's command line, the runs the runner makes
 // (profile mode: one checked and one timed run). With two GPUs or more: the NCCL path at P = 2 and at every
-// visible GPU, and device memory freed on its own device. Every result is compared with the CPU reference.
+// visible GPU, and device memory freed on its own device. Every result is compared with the CPU reference. The
+// scan cases run with both shard scans: chapter 17's (the stage) and chapter 18's int32-sum stage (copy-bound).
 #define TUT_CHAPTER_NO_MAIN
 #include "main.cu"
 
@@ -18,7 +19,13 @@ namespace {
 
 namespace mg = scan_multi_gpu;
 
-constexpr std::uint64_t kTile = 15360;  // chapter 17's tile (192 threads x 80 int32)
+constexpr std::uint64_t kTile = 15360;  // chapter 17's tile (192 threads x 80 int32), and chapter 18's for int32
+
+// Both shard scans, with a name for the failure messages.
+constexpr mg::ShardScan kBothScans[] = {mg::ShardScan::kLandingZone, mg::ShardScan::kCopyBound};
+std::string scan_name(mg::ShardScan which) {
+  return which == mg::ShardScan::kLandingZone ? "chapter 17's scan per shard" : "chapter 18's scan per shard";
+}
 
 int visible_gpus() {
   int count = 0;
@@ -44,28 +51,30 @@ std::vector<std::int32_t> cpu_scan(const std::vector<std::int32_t>& in) {
   return out;
 }
 
-// One scan of `set` through `exchange` on poisoned outputs and workspaces, checked both ways.
+// One scan of `set` through `exchange` with the shard scan `which`, on poisoned outputs and workspaces, checked
+// both ways.
 void scan_and_check(mg::ShardSet& set, mg::TotalsExchange& exchange, const std::vector<std::int32_t>& expected,
-                    const std::string& what) {
+                    const std::string& what, mg::ShardScan which) {
   set.poison();
-  mg::inclusive_scan(set.shards(), exchange);
+  mg::inclusive_scan(set.shards(), exchange, which);
   set.synchronize();
-  INFO(what);
+  INFO(what << ", " << scan_name(which));
   const tut::CheckResult cpu = set.check_against(expected);
   CHECK_MESSAGE(cpu.ok, "CPU reference: " << cpu.message());
   const tut::CheckResult gpus = set.check_on_devices();
   CHECK_MESSAGE(gpus.ok, "check on the GPUs: " << gpus.message());
 }
 
-// P shards of seeded random input (made on the GPU) on `devices`, at every test size.
+// P shards of seeded random input (made on the GPU) on `devices`, at every test size, with both shard scans.
 void check_random_sizes(const std::vector<int>& devices, mg::TotalsExchange& exchange) {
   const int P = static_cast<int>(devices.size());
   for (std::uint64_t n : shard_test_sizes()) {
     const std::uint64_t seed = tut::testing::test_seed() + n + P;
     mg::ShardSet set(n, devices);
     set.fill_random(seed);
-    scan_and_check(set, exchange, cpu_scan(tut::random_integers<std::int32_t>(n, seed)),
-                   "P = " + std::to_string(P) + ", n = " + std::to_string(n));
+    const std::vector<std::int32_t> expected = cpu_scan(tut::random_integers<std::int32_t>(n, seed));
+    for (mg::ShardScan which : kBothScans)
+      scan_and_check(set, exchange, expected, "P = " + std::to_string(P) + ", n = " + std::to_string(n), which);
   }
 }
 
@@ -186,7 +195,7 @@ TEST_CASE("40: the GPU's generator makes exactly tut::random_integers' values, f
     }
 }
 
-TEST_CASE("40: one shard (P = 1): chapter 17's scan alone matches the CPU reference") {
+TEST_CASE("40: one shard (P = 1): chapter 17's scan alone, and chapter 18's, match the CPU reference") {
   tut::require_supported_gpu();
   mg::DeviceGather unused;
   check_random_sizes(same_device(1), unused);
@@ -210,8 +219,10 @@ TEST_CASE("40: uneven splits (the last shard 0.5x, 1.42x, 3x the others) on one 
         const std::uint64_t seed = tut::testing::test_seed() + n + 7 * w;
         mg::ShardSet set(n, same_device(P), w);
         set.fill_random(seed);
-        scan_and_check(set, gather, cpu_scan(tut::random_integers<std::int32_t>(n, seed)),
-                       "P = " + std::to_string(P) + ", last weight " + std::to_string(w) + "%, n = " + std::to_string(n));
+        const std::vector<std::int32_t> expected = cpu_scan(tut::random_integers<std::int32_t>(n, seed));
+        const std::string what =
+            "P = " + std::to_string(P) + ", last weight " + std::to_string(w) + "%, n = " + std::to_string(n);
+        for (mg::ShardScan which : kBothScans) scan_and_check(set, gather, expected, what, which);
       }
     }
 }
@@ -229,7 +240,8 @@ TEST_CASE("40: inputs whose sums wrap int32 at every step, across shard boundari
     for (std::size_t k = 0; k < inputs.size(); ++k) {
       mg::ShardSet set(n, same_device(P));
       set.upload(inputs[k]);
-      scan_and_check(set, gather, cpu_scan(inputs[k]), "wrapping input " + std::to_string(k) + ", P = " + std::to_string(P));
+      const std::string what = "wrapping input " + std::to_string(k) + ", P = " + std::to_string(P);
+      for (mg::ShardScan which : kBothScans) scan_and_check(set, gather, cpu_scan(inputs[k]), what, which);
     }
   }
 }
@@ -258,7 +270,7 @@ TEST_CASE("40: the check on the GPUs finds a wrong element inside a shard and at
   CHECK(set.check_on_devices().ok);
 }
 
-TEST_CASE("40: past 2^31 elements per shard (two shards on one GPU, 64-bit reduce and scan)") {
+TEST_CASE("40: past 2^31 elements per shard (two shards on one GPU, 64-bit reduce and scan; both shard scans)") {
   tut::require_supported_gpu();
   const std::size_t n = 2 * (std::size_t{1} << 31) + 2051;  // shards of 2^31 + 1026 and 2^31 + 1025
   if (n > tut::testing::max_test_elements()) {
@@ -273,7 +285,8 @@ TEST_CASE("40: past 2^31 elements per shard (two shards on one GPU, 64-bit reduc
   mg::DeviceGather gather;
   mg::ShardSet set(n, same_device(2));
   set.fill_random(seed);
-  scan_and_check(set, gather, cpu_scan(tut::random_integers<std::int32_t>(n, seed)), "n = 2^32 + 2051, P = 2");
+  const std::vector<std::int32_t> expected = cpu_scan(tut::random_integers<std::int32_t>(n, seed));
+  for (mg::ShardScan which : kBothScans) scan_and_check(set, gather, expected, "n = 2^32 + 2051, P = 2", which);
 }
 
 // NCCL's own kernels are not what the compute-sanitizer runs check (and they take minutes under them): the
@@ -355,6 +368,30 @@ TEST_CASE("40: profile mode makes exactly one checked run and one timed run; a p
     CHECK(rows[1].time.reps == 3);
     CHECK(calls->run == 1 + 1 + 3);  // checked, warm-up, timed
     CHECK(calls->poison == 1);
+  }
+}
+
+TEST_CASE("40: the copy-bound rows run only when named, each checked, beside the stage's") {
+  tut::require_supported_gpu();
+  const std::vector<std::string> one_gpu = {"--size", std::to_string(5 * kTile + 3), "--gpus", "1", "--reps", "2",
+                                            "--warmup", "1"};
+  {
+    auto calls = std::make_shared<Calls>();
+    const auto rows = measure_counting(one_gpu, calls);
+    REQUIRE(rows.size() == 2);  // cudaMemcpy and the stage: the copy-bound row is on demand
+    CHECK(rows[1].variant == "scan-multi-gpu");
+  }
+  {
+    std::vector<std::string> args = one_gpu;
+    args.insert(args.end(), {"--variant", "all"});
+    auto calls = std::make_shared<Calls>();
+    const auto rows = measure_counting(args, calls);
+    REQUIRE(rows.size() == 3);
+    CHECK(rows[1].variant == "scan-multi-gpu");
+    CHECK(rows[2].variant == "scan-multi-gpu-copy-bound");
+    CHECK(rows[1].check == "ok");
+    CHECK(rows[2].check == "ok");
+    CHECK(calls->setup == 2);
   }
 }
 
@@ -442,6 +479,8 @@ TEST_CASE("40: the program runs and checks itself; bad input exits 2") {
   CHECK(run_program({"--size", "2^63"}) == 2);
   CHECK(run_program({"--variant", "no-such-variant"}) == 2);
   CHECK(run_program(with({"--size", "1025", "--profile", "--variant", "scan-multi-gpu"})) == 0);
+  CHECK(run_program(with({"--size", std::to_string(3 * kTile + 7), "--variant", "scan-multi-gpu-copy-bound"})) == 0);
+  CHECK(run_program(with({"--size", "4097", "--last-weight", "142", "--variant", "all"})) == 0);
   CHECK(run_program({"--list", "--format", "json"}) == 0);
   CHECK(run_program({"--gpus", "-1"}) == 2);
   CHECK(run_program({"--weak", "2"}) == 2);
