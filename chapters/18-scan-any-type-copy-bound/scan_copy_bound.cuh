@@ -35,6 +35,9 @@
 #include "setup_registry.cuh"
 // Chapter 17's lesson header: its blocks per SM for __launch_bounds__ and its shared-memory opt-in.
 #include "../17-scan-lookback-landing-zone/scan_lookback_landing_zone.cuh"
+// The 4-byte types' tile status. Angle brackets: the include path decides, so exercise 18 can put its own
+// packed_status.cuh first (chapters 18 and 40 and the exercise's meson.build give this folder).
+#include <packed_status.cuh>
 
 namespace scan_copy_bound {
 
@@ -123,34 +126,8 @@ using tut::lookback::kAggregate;
 using tut::lookback::kInclusive;
 using tut::lookback::kInvalid;
 
-// 4-byte values: flag and value in one 64-bit word, relaxed device-scope atomics (chapter 17).
-template <class T>
-struct PackedStatus {
-  using Flag = unsigned long long;  // the word the status reset clears
-  using Observed = unsigned long long;
-  Flag* words;
-
-  __device__ static std::uint32_t bits(T v) {
-    std::uint32_t b;
-    std::memcpy(&b, &v, sizeof b);
-    return b;
-  }
-  __device__ void publish(int tile, std::uint32_t flag, T value) const {
-    cuda::atomic_ref<Flag, cuda::thread_scope_device>(words[static_cast<unsigned>(tile)])  // (see SplitStatus)
-        .store((static_cast<Flag>(flag) << 32) | bits(value), cuda::memory_order_relaxed);
-  }
-  __device__ Observed observe(int tile) const {
-    return cuda::atomic_ref<Flag, cuda::thread_scope_device>(words[tile]).load(cuda::memory_order_relaxed);
-  }
-  __device__ static std::uint32_t flag(Observed o) { return static_cast<std::uint32_t>(o >> 32); }
-  __device__ T value(Observed o, int) const {
-    const auto b = static_cast<std::uint32_t>(o);
-    T v;
-    std::memcpy(&v, &b, sizeof v);
-    return v;
-  }
-  __device__ static Observed virtual_inclusive() { return static_cast<Observed>(kInclusive) << 32; }
-};
+// 4-byte values: PackedStatus (flag and value in one 64-bit word), in packed_status.cuh, included above: the
+// block that exercise 18 asks for.
 
 // 8-byte values: a 32-bit flag per tile, released after the value it announces; the aggregate and the inclusive
 // prefix in arrays of their own, each element written once, so a reader never sees a value change.

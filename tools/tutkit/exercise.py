@@ -356,6 +356,8 @@ def static_problems(repo=None, build=None):
                 problems.append(f"{where}: unknown sanitizer '{s}' (one of {', '.join(SANITIZERS)})")
         if not isinstance(e.get("timeout", 300), int) or e.get("timeout", 300) <= 0:
             problems.append(f"{where}: timeout must be a positive integer (seconds)")
+        if not isinstance(e.get("include_chapter", False), bool):
+            problems.append(f"{where}: include_chapter must be true or false")
 
         files = e["files"]
         need = ("exercise", "solution", "statement", "test")
@@ -449,8 +451,10 @@ def static_problems(repo=None, build=None):
 def cmd_meson_list(args):
     for e in entries(load_manifest()):
         test_src = Path(e["files"]["test"]).relative_to("exercises").as_posix()
+        # 7th field: the chapter folder whose headers the test also includes (after the exercise's own folder,
+        # so the file under test wins), for an exercise whose file is one header of a larger chapter design.
         print("|".join([e["id"], e["test"], e["solution_test"], test_src, header_name(e),
-                        str(e.get("timeout", 300))]))
+                        str(e.get("timeout", 300)), e["chapter"] if e.get("include_chapter") else ""]))
     return 0
 
 
