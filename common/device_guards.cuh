@@ -31,11 +31,11 @@ constexpr std::size_t kGuardFrontBytes = 4096;
 // C up to 16384 columns, or one extra FFT signal of up to 8192 points, so that the planted-bug tests, which
 // really write past the end, write only into the guard. Read back after each check: tens of microseconds.
 constexpr std::size_t kGuardMinBackBytes = std::size_t{64} << 10;
-// The guard pattern: not the poison byte (an output the kernel left unwritten must not look like a guard),
-// not zero, and a value of moderate size in every element type: 12.1 as a float, 2.3e6 as a double, about
-// 1.1e9 as an int32. A planted overrun that reads the input's guard and writes prefix + guard into the output's
-// guard then changes its bits; with 0xC7 a double guard was -6e37, which absorbed any prefix sum, so an overrun
-// of a double scan wrote the guard's own bytes back and went unseen (chapter 18's planted test on an H100).
+// The guard pattern: not the poison byte (an output the kernel left unwritten must not look like a guard), not
+// zero, and of moderate size in every element type (12.1 as a float, 2.3e6 as a double, 1.1e9 as an int32), so
+// that a value written there by mistake, say a sum with a guard read, changes its bits. No pattern survives
+// every operator (max(prefix, guard) may return the guard): a planted overrun test gives its input real
+// elements past n (chapter 18's does), so that what the overrun writes is a real result.
 constexpr unsigned char kGuardByte = 0x41;
 static_assert(kGuardByte != kPoisonByte, "guards and poison must differ");
 static_assert(kGuardFrontBytes % 256 == 0, "data() must stay 256-byte aligned");

@@ -259,14 +259,18 @@ class TypedScanOf final : public TypedScan {
  public:
   TypedScanOf(std::size_t n, std::uint64_t seed, bool with_reference, int launch_delta)
       : n_(n), launched_(n + launch_delta) {
-    const std::vector<T> host = make_input<T>(n, seed);
+    // A planted n + 1 run reads one real value past the n the output holds, so what it writes past the output's
+    // end is a real scan value. Reading the input's guard instead, max(prefix, guard) can be the guard itself
+    // (or a double sum absorbed by it), and the overrun would write the guard's own bytes back, unseen.
+    const std::vector<T> host = make_input<T>(std::max(n_, launched_), seed);
     in_ = tut::DeviceBuffer<T>(host);
     in_.label("input").watch();  // a scan must leave its input as it found it
     out_ = tut::DeviceBuffer<T>(n);
     out_.label("output");
     workspace_ = tut::DeviceBuffer<unsigned char>(workspace_bytes<T, Op>(launched_));
     workspace_.label("workspace");
-    if (with_reference) reference_ = cpu_reference<T, Op>(host);
+    if (with_reference)
+      reference_ = cpu_reference<T, Op>(std::vector<T>(host.begin(), host.begin() + static_cast<std::ptrdiff_t>(n)));
   }
   void setup(const std::string& variant) override {
     with_tuning<S, Op>(variant, [&](auto k) {
