@@ -67,7 +67,7 @@ _NAME_PATTERNS = (
     re.compile(r"\{\s*\"(?P<n>[^\"\\]+)\"\s*,"),
     re.compile(r">\s*\(\s*\"(?P<n>[^\"\\]+)\""),
     re.compile(r"\.name\s*=\s*\"(?P<n>[^\"\\]+)\""),
-    re.compile(r"\bkStage\s*=\s*\"(?P<n>[^\"\\]+)\""),
+    re.compile(r"\bk\w*Stage\s*=\s*\"(?P<n>[^\"\\]+)\""),  # kStage, kCopyBoundStage, ...
 )
 # The chapter makers in common/ and the files that define the rows they add.
 _MAKERS = {"make_scan_chapter": "common/scan_reference.cu", "make_gemm_chapter": "common/gemm/gemm_workload.cu",
