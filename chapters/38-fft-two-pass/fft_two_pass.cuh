@@ -96,28 +96,43 @@ struct Pass : TilePlan<(kRows ? (1 << kLog2n) >> (kLog2n / 2) : 1 << (kLog2n / 2
   static constexpr int kGroups = (kRows ? N1 : N2) / Pass::W;
 };
 
+// A pass whose block needs more shared memory than sm_75 gives a block (64 KiB) is never launched there (the
+// set-up refuses its length with one line), so its body is not compiled for sm_75: ptxas would only spill it.
+template <class P>
+__host__ __device__ constexpr bool compiled_out_here() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  return P::kSharedBytes > 64 * 1024;
+#else
+  return false;
+#endif
+}
+
 // ---- Pass 1: column FFTs, twiddle, stored in place of the columns ------------------------------------------
 // One block per W adjacent columns of one signal (grid: batch x N2 / W). Twiddles by sincospif.
 template <int kLog2n, class S>
 __global__ void __maxnreg__((Pass<kLog2n, S, false>::kMaxRegisters))
     fft_columns_kernel(const float2* __restrict__ in, float2* __restrict__ y) {
   using P = Pass<kLog2n, S, false>;
-  using Plan = typename P::Plan;
-  constexpr int N = P::N, N2 = P::N2, E = P::E, W = P::W;
-  extern __shared__ __align__(16) float2 shared[];
-  const long long signal = blockIdx.x / P::kGroups;
-  const int c = threadIdx.x % W, t = threadIdx.x / W;  // a warp: W adjacent columns, 32 / W threads of each
-  const int j2 = (blockIdx.x % P::kGroups) * W + c;
-  const float2* src = in + signal * N + j2;
-  float2* dst = y + signal * N + j2;
-  float2 v[E];
+  if constexpr (compiled_out_here<P>()) {
+    __trap();
+  } else {
+    using Plan = typename P::Plan;
+    constexpr int N = P::N, N2 = P::N2, E = P::E, W = P::W;
+    extern __shared__ __align__(16) float2 shared[];
+    const long long signal = blockIdx.x / P::kGroups;
+    const int c = threadIdx.x % W, t = threadIdx.x / W;  // a warp: W adjacent columns, 32 / W threads of each
+    const int j2 = (blockIdx.x % P::kGroups) * W + c;
+    const float2* src = in + signal * N + j2;
+    float2* dst = y + signal * N + j2;
+    float2 v[E];
 #pragma unroll
-  for (int i = 0; i < E; ++i) v[i] = src[fft_tuned::input_element<Plan>(t, i) * N2];
-  fft_tuned::block_fft<Plan, false>(v, shared + c * P::kStride, t);
+    for (int i = 0; i < E; ++i) v[i] = src[fft_tuned::input_element<Plan>(t, i) * N2];
+    fft_tuned::block_fft<Plan, false>(v, shared + c * P::kStride, t);
 #pragma unroll
-  for (int i = 0; i < E; ++i) {
-    const int k1 = fft_tuned::output_element<Plan>(t, i);
-    dst[k1 * N2] = tut::fft::cmul(v[i], tut::fft::twiddle(j2 * k1, N));  // W_N^(j2 k1), j2 k1 < N
+    for (int i = 0; i < E; ++i) {
+      const int k1 = fft_tuned::output_element<Plan>(t, i);
+      dst[k1 * N2] = tut::fft::cmul(v[i], tut::fft::twiddle(j2 * k1, N));  // W_N^(j2 k1), j2 k1 < N
+    }
   }
 }
 
@@ -127,27 +142,31 @@ template <int kLog2n, class S>
 __global__ void __maxnreg__((Pass<kLog2n, S, true>::kMaxRegisters))
     fft_rows_kernel(const float2* __restrict__ y, float2* __restrict__ out) {
   using P = Pass<kLog2n, S, true>;
-  using Plan = typename P::Plan;
-  constexpr int N = P::N, N1 = P::N1, N2 = P::N2, E = P::E, W = P::W;
-  extern __shared__ __align__(16) float2 shared[];
-  const long long signal = blockIdx.x / P::kGroups;
-  const int k1_first = (blockIdx.x % P::kGroups) * W;
-  const int r = threadIdx.x / P::T, t = threadIdx.x % P::T;  // a warp: adjacent values of one row
-  const float2* src = y + signal * N + static_cast<long long>(k1_first + r) * N2;
-  float2* row = shared + r * P::kStride;
-  float2 v[E];
+  if constexpr (compiled_out_here<P>()) {
+    __trap();
+  } else {
+    using Plan = typename P::Plan;
+    constexpr int N = P::N, N1 = P::N1, N2 = P::N2, E = P::E, W = P::W;
+    extern __shared__ __align__(16) float2 shared[];
+    const long long signal = blockIdx.x / P::kGroups;
+    const int k1_first = (blockIdx.x % P::kGroups) * W;
+    const int r = threadIdx.x / P::T, t = threadIdx.x % P::T;  // a warp: adjacent values of one row
+    const float2* src = y + signal * N + static_cast<long long>(k1_first + r) * N2;
+    float2* row = shared + r * P::kStride;
+    float2 v[E];
 #pragma unroll
-  for (int i = 0; i < E; ++i) v[i] = src[fft_tuned::input_element<Plan>(t, i)];
-  fft_tuned::block_fft<Plan, false>(v, row, t);  // leaves the row's buffer free
-  // The transpose: output k2 of row r into the buffer, then W adjacent rows (k1) at one k2 per run of stores.
+    for (int i = 0; i < E; ++i) v[i] = src[fft_tuned::input_element<Plan>(t, i)];
+    fft_tuned::block_fft<Plan, false>(v, row, t);  // leaves the row's buffer free
+    // The transpose: output k2 of row r into the buffer, then W adjacent rows (k1) at one k2 per run of stores.
 #pragma unroll
-  for (int i = 0; i < E; ++i) row[fft_tuned::padded<E>(fft_tuned::output_element<Plan>(t, i))] = v[i];
-  __syncthreads();
-  float2* dst = out + signal * N + k1_first;
+    for (int i = 0; i < E; ++i) row[fft_tuned::padded<E>(fft_tuned::output_element<Plan>(t, i))] = v[i];
+    __syncthreads();
+    float2* dst = out + signal * N + k1_first;
 #pragma unroll
-  for (int m = 0; m < E; ++m) {  // W N2 values, E per thread
-    const int e = static_cast<int>(threadIdx.x) + m * P::kThreads, rr = e % W, k2 = e / W;
-    dst[k2 * N1 + rr] = shared[rr * P::kStride + fft_tuned::padded<E>(k2)];
+    for (int m = 0; m < E; ++m) {  // W N2 values, E per thread
+      const int e = static_cast<int>(threadIdx.x) + m * P::kThreads, rr = e % W, k2 = e / W;
+      dst[k2 * N1 + rr] = shared[rr * P::kStride + fft_tuned::padded<E>(k2)];
+    }
   }
 }
 
