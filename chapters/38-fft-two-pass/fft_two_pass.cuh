@@ -96,12 +96,14 @@ struct Pass : TilePlan<(kRows ? (1 << kLog2n) >> (kLog2n / 2) : 1 << (kLog2n / 2
   static constexpr int kGroups = (kRows ? N1 : N2) / Pass::W;
 };
 
-// A pass whose block needs more shared memory than sm_75 gives a block (64 KiB) is never launched there (the
-// set-up refuses its length with one line), so its body is not compiled for sm_75: ptxas would only spill it.
+// sm_75 gives a block at most 64 KiB of shared memory, and at the register caps above the 8-wide candidates
+// spill there from 2^17: on sm_75 the two passes run up to 2^kSm75MaxLog2n only (the set-up refuses longer
+// lengths with one line), so the longer lengths' bodies are not compiled for it (ptxas would only spill them).
+constexpr int kSm75MaxLog2n = 16;
 template <class P>
 __host__ __device__ constexpr bool compiled_out_here() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-  return P::kSharedBytes > 64 * 1024;
+  return P::kSharedBytes > 64 * 1024 || P::N > (1 << kSm75MaxLog2n);
 #else
   return false;
 #endif
@@ -178,6 +180,13 @@ inline int opt_in_shared_bytes() {
   return bytes;
 }
 
+// The compute capability's major number of the current device (7 for sm_75).
+inline int compute_major() {
+  int major = 0;
+  TUT_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, tut::current_device()));
+  return major;
+}
+
 // What set-up found on one device: which lengths' blocks fit in its shared memory (bit log2n).
 struct TwoPassPlan {
   unsigned fits = 0;
@@ -207,7 +216,7 @@ struct TwoPass {
   static void set_up() {
     plans().ensure([] {
       TwoPassPlan plan;
-      set_up_from<kFrom>(plan, opt_in_shared_bytes());
+      set_up_from<kFrom>(plan, opt_in_shared_bytes(), compute_major() >= 8 ? kTo : kSm75MaxLog2n);
       return plan;
     });
   }
@@ -219,6 +228,9 @@ struct TwoPass {
     tut::fft::require_length("fft_two_pass::TwoPass::launch", log2n, kFrom, kTo);
     if (batch <= 0) return;
     const TwoPassPlan& plan = plans().require("fft_two_pass::TwoPass::launch", "setup_fft_two_pass");
+    if (((plan.fits >> log2n) & 1u) == 0 && log2n > kSm75MaxLog2n && compute_major() < 8)
+      throw tut::UsageError("the two-pass FFT at N = 2^" + std::to_string(log2n) + " needs compute capability 8.0 "
+                            "or newer (this GPU runs it up to N = 2^" + std::to_string(kSm75MaxLog2n) + ")");
     if (((plan.fits >> log2n) & 1u) == 0)
       throw tut::UsageError("the two-pass FFT at N = 2^" + std::to_string(log2n) + " needs " +
                             std::to_string(shared_bytes(log2n) / 1024) + " KiB of shared memory per block; this GPU "
@@ -244,17 +256,18 @@ struct TwoPass {
     }
   }
 
+  // max_log2n: the longest length this device runs (kSm75MaxLog2n below sm_80: see compiled_out_here).
   template <int kLog2n>
-  static void set_up_from(TwoPassPlan& plan, int opt_in) {
+  static void set_up_from(TwoPassPlan& plan, int opt_in, int max_log2n) {
     if constexpr (kLog2n <= kTo) {
-      if (shared_bytes(kLog2n) <= static_cast<std::size_t>(opt_in)) {
+      if (kLog2n <= max_log2n && shared_bytes(kLog2n) <= static_cast<std::size_t>(opt_in)) {
         TUT_CUDA_CHECK(cudaFuncSetAttribute(fft_columns_kernel<kLog2n, S>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(ColumnTile<kLog2n>::kSharedBytes)));
         TUT_CUDA_CHECK(cudaFuncSetAttribute(fft_rows_kernel<kLog2n, S>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(RowTile<kLog2n>::kSharedBytes)));
         plan.fits |= 1u << kLog2n;
       }
-      set_up_from<kLog2n + 1>(plan, opt_in);
+      set_up_from<kLog2n + 1>(plan, opt_in, max_log2n);
     }
   }
 
