@@ -51,6 +51,12 @@ def scan_variants():
     return "\n".join(out)
 
 
+def vs_cub_row(label, stage_pct, cub_pct, speed):
+    """One row of a stage-against-CUB table: shares of cudaMemcpy, the ratio, and the most any scan can gain over
+    CUB (100 / CUB's share: the copy is the bound)."""
+    return f"| {label} | {stage_pct} | {cub_pct} | {speed} | {100.0 / float(cub_pct):.2f}x |"
+
+
 def scan_types():
     m = HERE / "measure-c288e4a" / "ch18"
     out = ["| type, operator (2^28) | stage % of `cudaMemcpy` | CUB % of `cudaMemcpy` | stage vs CUB | bound on the ratio (100 / CUB's %) |",
@@ -62,8 +68,8 @@ def scan_types():
                 continue
             v = by_variant(f)
             stage, cub = v["scan-copy-bound"], v["cub"]
-            out.append(f"| {t} {op} | {pct(stage['pct_memcpy'])} | {pct(cub['pct_memcpy'])} | "
-                       f"{ratio(stage['speed_vs_ref'])} | {100.0 / float(cub['pct_memcpy']):.2f}x |")
+            out.append(vs_cub_row(f"{t} {op}", pct(stage["pct_memcpy"]), pct(cub["pct_memcpy"]),
+                                  ratio(stage["speed_vs_ref"])))
     out.append("")
     out.append(PROVENANCE.format(what="working tree of commit c288e4a, `measure.sh` (the int64 run at 2^30 and the "
                                  "timeline did not finish inside the call's time limit)",
@@ -303,8 +309,7 @@ def scan18_after_spills():
                      ("double sum, 2^28", "c18-double.txt")]:
         r = program_rows(d / f)
         st, cub = r["scan-copy-bound"], r["cub"]
-        out.append(f"| {label} | {st['% memcpy']} | {cub['% memcpy']} | {st['speed vs cub']} | "
-                   f"{100.0 / float(cub['% memcpy']):.2f}x |")
+        out.append(vs_cub_row(label, st["% memcpy"], cub["% memcpy"], st["speed vs cub"]))
     out.append("")
     out.append(PROVENANCE.format(what="working tree of commit 9fe5849 (after the stack-frame fix), "
                                  "`--variant scan-copy-bound,cub --budget-ms 300`",
