@@ -74,12 +74,14 @@ TEST_CASE("38: the stage runs chapter 37's clusters at 32768 and 65536 where the
     CHECK(fft_two_pass::stage_workspace_bytes(log2n, 3) == (std::size_t{3} << log2n) * sizeof(float2));
   // What set-up found for every two-pass length: on sm_90 (227 KiB per block) every block fits.
   if (fft_two_pass::opt_in_shared_bytes() >= fft_two_pass::kSharedBudget) {
-    tut::DeviceBuffer<float2> in(1 << 12), out(1 << 12);
-    tut::DeviceBuffer<unsigned char> ws(fft_two_pass::StageTwoPass::workspace_bytes(12, 1));
     for (int log2n = fft_two_pass::kFirstLog2n; log2n <= fft_two_pass::kLastLog2n; ++log2n)
       CHECK(fft_two_pass::StageTwoPass::shared_bytes(log2n) <= static_cast<std::size_t>(fft_two_pass::kSharedBudget));
-    CHECK_NOTHROW(fft_two_pass::StageTwoPass::launch(in.data(), out.data(), 12, 1, ws.data(), 0));
-    TUT_CUDA_CHECK(cudaDeviceSynchronize());
+    // And the stage's two-pass configuration runs, right, on seeded signals (an uninitialised input here was
+    // what initcheck found in this case at f043cbe).
+    tut::fft::FftVariant stage{"stage-two-pass", "the stage's two-pass configuration", fft_two_pass::kFirstLog2n,
+                               fft_two_pass::kLastLog2n, fft_two_pass::StageTwoPass::workspace_bytes,
+                               fft_two_pass::StageTwoPass::set_up, fft_two_pass::StageTwoPass::launch, "", true};
+    tut::fft::testing::check_random(stage, 12, 3);
   }
 }
 
