@@ -204,6 +204,7 @@ class Lint:
         if done_file.is_file():
             self.screen_done = {l.split("#")[0].strip() for l in done_file.read_text().splitlines()} - {""}
         self._fills = {}
+        self._screens = None
         self._all_variants = None
 
     def add(self, path, line, rule, msg):
@@ -300,8 +301,24 @@ class Lint:
             self._fills[results] = mod.results_fills(results)
         return self._fills[results]
 
+    def screens(self):
+        if self._screens is None:
+            from .screens import TemplateError, screen_fills
+            try:
+                self._screens = screen_fills(self.root / "docs" / "results" / "screens")
+            except TemplateError as e:
+                self._screens = {}
+                self.add(self.root / "docs" / "results" / "screens", 1, "measured", str(e))
+        return self._screens
+
     def check_measured(self, path, text):
         for m in MEASURED.finditer(text):
+            name = m.group("name")
+            if name in self.screens():
+                if m.group("body").strip("\n") != self.screens()[name]:
+                    self.add(path, line_of(text, m.start()), "measured", f"block {name} differs from what "
+                             f"tools/fill-measured renders from docs/results/screens/{name}.md")
+                continue
             cited = FULL_RESULTS.search(m.group("body"))
             if not cited:
                 continue  # filled from an --extra snippet: nothing to regenerate it from

@@ -1,0 +1,160 @@
+"""Sentences with measured numbers in them, generated: the templates under docs/results/screens/.
+
+A README's first screen interprets its table ("this stage is 5.4x faster than chapter 05", "the ncu metric
+falls from A to B"). Those numbers must come from the committed runs, not be typed. A template
+docs/results/screens/<block>.md is markdown with placeholders; tools/fill-measured renders it into the README
+block <!-- measured: <block> --> and tools/lint-docs checks that every rendered block is what its template
+gives today. The placeholders:
+
+  {run:CHAPTER:VARIANT:FIELD[:FORMAT]}         a field of one row of the results JSON (the .json beside the
+                                               results markdown given to fill-measured): median_us, median_ms,
+                                               gbps, gflops, pct_memcpy, pct_peak_dram, pct_peak_fp32,
+                                               speed_vs_ref, n
+  {speedup:CHAPTER:VARIANT:CHAPTER2:VARIANT2[:FORMAT]}
+                                               median time of the second row / median time of the first
+                                               (how many times faster the first is)
+  {ncu:CSV:CHAPTER:KERNEL:COLUMN[:FORMAT]}     a cell of an ncu-compare CSV (CSV relative to the repository
+                                               root; KERNEL is the kernel column, '(total)' for a chapter's
+                                               sum over the timed run's launches)
+  {ncuratio:CSV:CHAPTER:KERNEL:COLUMN:CHAPTER2:KERNEL2[:FORMAT]}
+                                               the second cell / the first (how many times the first shrank)
+  {provenance}                                 'NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-11-25, commit abc1234'
+                                               of the results JSON
+  {results}                                    a link to the results markdown, relative to a chapter README
+
+The results file the templates read is named in docs/results/screens/results.txt (one path, relative to the
+repository root), so that the blocks do not depend on which results file fill-measured was given.
+
+FORMAT is a Python format spec (default: '.1f' for percentages, '.2f' for ratios, '.1f' for times, ',.0f'
+for counts); a literal brace is written {{ or }}.
+"""
+import csv
+import json
+import pathlib
+import re
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
+SCREENS = ROOT / "docs" / "results" / "screens"
+PLACEHOLDER = re.compile(r"(?<!\{)\{(?P<body>[a-z]+(?::[^{}]*)?)\}(?!\})")
+
+
+class TemplateError(ValueError):
+    pass
+
+
+def _fmt(value, spec, default):
+    try:
+        return format(value, spec or default)
+    except (TypeError, ValueError) as e:
+        raise TemplateError(f"bad format {spec!r} for {value!r}: {e}")
+
+
+class Sources:
+    """The results JSON and the ncu CSVs a template reads, loaded once."""
+
+    def __init__(self, results_md: pathlib.Path, root: pathlib.Path = ROOT):
+        self.root = root.resolve()
+        self.results_md = results_md.resolve()
+        path = self.results_md.with_suffix(".json")
+        if not path.is_file():
+            raise TemplateError(f"no results JSON beside {results_md} (expected {path.name})")
+        self.data = json.loads(path.read_text())
+        self._csv = {}
+
+    def row(self, chapter, variant):
+        for prog in self.data.get("programs", []):
+            if prog.get("chapter") == chapter and prog.get("data"):
+                for r in prog["data"].get("results", []):
+                    if r.get("variant") == variant:
+                        return r
+                raise TemplateError(f"results: chapter {chapter} has no variant {variant!r}")
+        raise TemplateError(f"results: no chapter {chapter!r}")
+
+    def run_field(self, chapter, variant, field):
+        r = self.row(chapter, variant)
+        if field == "median_us":
+            return r["median_ms"] * 1000.0
+        if field not in r:
+            raise TemplateError(f"results: no field {field!r} (have {', '.join(sorted(r))})")
+        return r[field]
+
+    def ncu(self, csv_path, chapter, kernel, column):
+        if csv_path not in self._csv:
+            p = self.root / csv_path
+            if not p.is_file():
+                raise TemplateError(f"no ncu CSV {csv_path}")
+            with open(p) as f:
+                self._csv[csv_path] = list(csv.DictReader(f))
+        rows = [r for r in self._csv[csv_path] if r["chapter"] == chapter and r["kernel"] == kernel]
+        if not rows:
+            raise TemplateError(f"{csv_path}: no row for chapter {chapter!r}, kernel {kernel!r}")
+        if len(rows) > 1:
+            raise TemplateError(f"{csv_path}: {len(rows)} rows for chapter {chapter!r}, kernel {kernel!r} "
+                                "(name one launch's kernel, or '(total)')")
+        if column not in rows[0]:
+            raise TemplateError(f"{csv_path}: no column {column!r}")
+        return float(rows[0][column])
+
+    def provenance(self):
+        m = self.data.get("meta", {})
+        cuda = m.get("cuda_runtime", "?")
+        return f"{m.get('gpu', '?')}, CUDA {cuda}, {str(m.get('date', '?'))[:10]}, commit `{m.get('commit', '?')}`"
+
+    def results_link(self):
+        rel = self.results_md.relative_to(self.root)
+        return f"[{self.results_md.name}](../../{rel})"
+
+
+def _default_spec(field):
+    if field.startswith("pct") or field in ("gbps", "gflops"):
+        return ".1f"
+    if field in ("speed_vs_ref",):
+        return ".2f"
+    if field == "n":
+        return ","
+    return ".1f"
+
+
+def render(template: str, src: Sources) -> str:
+    def one(m):
+        parts = m.group("body").split(":")
+        kind, args = parts[0], parts[1:]
+        if kind == "provenance" and not args:
+            return src.provenance()
+        if kind == "results" and not args:
+            return src.results_link()
+        if kind == "run" and len(args) in (3, 4):
+            v = src.run_field(*args[:3])
+            return _fmt(v, args[3] if len(args) == 4 else "", _default_spec(args[2]))
+        if kind == "speedup" and len(args) in (4, 5):
+            a, b = src.row(args[0], args[1]), src.row(args[2], args[3])
+            return _fmt(b["median_ms"] / a["median_ms"], args[4] if len(args) == 5 else "", ".2f")
+        if kind == "ncu" and len(args) in (4, 5):
+            v = src.ncu(*args[:4])
+            return _fmt(v, args[4] if len(args) == 5 else "", ".1f" if ("%" in args[3] or "us" in args[3]) else ",.0f")
+        if kind == "ncuratio" and len(args) in (6, 7):
+            a = src.ncu(args[0], args[1], args[2], args[3])
+            b = src.ncu(args[0], args[4], args[5], args[3])
+            if a == 0:
+                raise TemplateError(f"ncuratio: {args[3]} of {args[1]}/{args[2]} is 0")
+            return _fmt(b / a, args[6] if len(args) == 7 else "", ".2f")
+        raise TemplateError(f"unknown placeholder {{{m.group('body')}}}")
+
+    out = PLACEHOLDER.sub(one, template)
+    return out.replace("{{", "{").replace("}}", "}").strip()
+
+
+def screen_fills(directory: pathlib.Path = SCREENS) -> dict:
+    """{block name: rendered text} for every template in DIRECTORY, from the results file its results.txt names."""
+    named = directory / "results.txt"
+    if not named.is_file():
+        return {}
+    root = directory.resolve().parents[2]
+    src = Sources(root / named.read_text().strip(), root)
+    fills = {}
+    for t in sorted(directory.glob("*.md")):
+        try:
+            fills[t.stem] = render(t.read_text(), src)
+        except TemplateError as e:
+            raise TemplateError(f"{t.relative_to(root)}: {e}")
+    return fills
