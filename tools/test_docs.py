@@ -229,6 +229,60 @@ class RulesTest(unittest.TestCase):
         self.assertEqual(len(r.stderr.strip().splitlines()), 1)
 
 
+class ScreensTest(unittest.TestCase):
+    """The sentence templates (tools/tutkit/screens.py): each placeholder renders from the results JSON and an ncu
+    CSV, a bad one is refused with the template's name, and the lint flags a block that differs from its template."""
+
+    def setUp(self):
+        self.repo = FixtureRepo()
+        self.addCleanup(self.repo.close)
+        root = self.repo.root
+        row = lambda v, ms, pct: {"variant": v, "median_ms": ms, "pct_memcpy": pct, "speed_vs_ref": 0.5, "n": 1024}
+        (root / "docs/results/fake.json").write_text(json.dumps({
+            "meta": {"gpu": "Fake GPU", "cuda_runtime": "13.0", "date": "2026-11-25T10:00:00", "commit": "abc1234"},
+            "programs": [{"chapter": "98-other", "data": {"results": [row("other-stage", 4.0, 10.0)]}},
+                         {"chapter": "99-fake", "data": {"results": [row("fake-stage", 1.0, 40.25)]}}]}))
+        (root / "docs/results/ncu.csv").write_text("chapter,variant,kernel,time us,bank confl\n"
+                                                  "98-other,other-stage,k,30.0,1000\n"
+                                                  "99-fake,fake-stage,k,10.0,10\n")
+        self.screens = root / "docs/results/screens"
+        self.screens.mkdir()
+        (self.screens / "results.txt").write_text("docs/results/fake.md\n")
+
+    def render(self, template):
+        from tutkit import screens
+        (self.screens / "99-fake-screen.md").write_text(template)
+        return screens.screen_fills(self.screens)["99-fake-screen"]
+
+    def test_placeholders(self):
+        got = self.render("{provenance}: {run:99-fake:fake-stage:pct_memcpy}% of copy, "
+                          "{speedup:99-fake:fake-stage:98-other:other-stage}x faster, "
+                          "{run:99-fake:fake-stage:median_us:.0f} us; conflicts {ncu:docs/results/ncu.csv:98-other:k:bank confl} "
+                          "-> {ncu:docs/results/ncu.csv:99-fake:k:bank confl}, "
+                          "{ncuratio:docs/results/ncu.csv:99-fake:k:time us:98-other:k:.1f}x; {{literal}} {results}")
+        self.assertEqual(got, "Fake GPU, CUDA 13.0, 2026-11-25, commit `abc1234`: 40.2% of copy, 4.00x faster, "
+                              "1000 us; conflicts 1,000 -> 10, 3.0x; {literal} [fake.md](../../docs/results/fake.md)")
+
+    def test_bad_placeholders_are_refused(self):
+        from tutkit import screens
+        for bad in ("{run:99-fake:no-such:pct_memcpy}", "{run:97-none:x:pct_memcpy}",
+                    "{ncu:docs/results/ncu.csv:99-fake:nokernel:time us}", "{frobnicate:1}",
+                    "{run:99-fake:fake-stage:no_field}"):
+            with self.assertRaises(screens.TemplateError, msg=bad) as e:
+                self.render(bad)
+            self.assertIn("99-fake-screen.md", str(e.exception))
+
+    def test_lint_flags_a_block_that_differs_from_its_template(self):
+        rendered = self.render("{run:99-fake:fake-stage:pct_memcpy}% of copy")
+        text = self.repo.readme.read_text() + f"\n<!-- measured: 99-fake-screen -->\n{rendered}\n<!-- /measured -->\n"
+        self.repo.readme.write_text(text)
+        self.assertEqual([f for f in self.repo.lint().findings if f[2] == "measured"], [])
+        self.repo.readme.write_text(text.replace("40.2% of copy", "41.0% of copy"))
+        hits = [f for f in self.repo.lint().findings if f[2] == "measured"]
+        self.assertEqual(len(hits), 1, hits)
+        self.assertIn("99-fake-screen", hits[0][3])
+
+
 class RepositoryTest(unittest.TestCase):
     def test_repository_docs_pass(self):
         lint = docs_lint.Lint(REPO_ROOT).run()
