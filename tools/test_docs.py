@@ -263,11 +263,18 @@ class ScreensTest(unittest.TestCase):
         self.assertEqual(got, "Fake GPU, CUDA 13.0, 2026-11-25, commit `abc1234`: 40.2% of copy, 4.00x faster, "
                               "1000 us; conflicts 1,000 -> 10, 3.0x; {literal} [fake.md](../../docs/results/fake.md)")
 
+    def test_csv_cell(self):
+        (self.repo.root / "docs/results/shapes.csv").write_text("m,n,ratio_28\n1024,1024,1.0544\n1024,2048,0.5\n")
+        self.assertEqual(self.render("{csv:docs/results/shapes.csv:m=1024,n=2048:ratio_28:.3f}x, "
+                                     "{csv:docs/results/shapes.csv:n=1024:ratio_28:.2f}x"), "0.500x, 1.05x")
+
     def test_bad_placeholders_are_refused(self):
         from tutkit import screens
         for bad in ("{run:99-fake:no-such:pct_memcpy}", "{run:97-none:x:pct_memcpy}",
                     "{ncu:docs/results/ncu.csv:99-fake:nokernel:time us}", "{frobnicate:1}",
-                    "{run:99-fake:fake-stage:no_field}"):
+                    "{run:99-fake:fake-stage:no_field}", "{csv:docs/results/ncu.csv:kernel=k:time us}",
+                    "{csv:docs/results/ncu.csv:chapter=97-none:time us}", "{csv:docs/results/ncu.csv:chapter:time us}",
+                    "{csv:docs/results/ncu.csv:chapter=99-fake:no column}"):
             with self.assertRaises(screens.TemplateError, msg=bad) as e:
                 self.render(bad)
             self.assertIn("99-fake-screen.md", str(e.exception))

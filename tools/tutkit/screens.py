@@ -18,6 +18,10 @@ gives today. The placeholders:
                                                sum over the timed run's launches)
   {ncuratio:CSV:CHAPTER:KERNEL:COLUMN:CHAPTER2:KERNEL2[:FORMAT]}
                                                the second cell / the first (how many times the first shrank)
+  {csv:CSV:KEY=VALUE[,KEY=VALUE...]:COLUMN[:FORMAT]}
+                                               a cell of any CSV with a header line (relative to the
+                                               repository root): the one row whose KEY columns hold the VALUEs
+                                               (a shape sweep: m=1024,n=1024,k=1024)
   {provenance}                                 'NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-11-25, commit abc1234'
                                                of the results JSON
   {results}                                    a link to the results markdown, relative to a chapter README
@@ -78,14 +82,17 @@ class Sources:
             raise TemplateError(f"results: no field {field!r} (have {', '.join(sorted(r))})")
         return r[field]
 
-    def ncu(self, csv_path, chapter, kernel, column):
+    def _rows(self, csv_path):
         if csv_path not in self._csv:
             p = self.root / csv_path
             if not p.is_file():
-                raise TemplateError(f"no ncu CSV {csv_path}")
+                raise TemplateError(f"no CSV {csv_path}")
             with open(p) as f:
                 self._csv[csv_path] = list(csv.DictReader(f))
-        rows = [r for r in self._csv[csv_path] if r["chapter"] == chapter and r["kernel"] == kernel]
+        return self._csv[csv_path]
+
+    def ncu(self, csv_path, chapter, kernel, column):
+        rows = [r for r in self._rows(csv_path) if r["chapter"] == chapter and r["kernel"] == kernel]
         if not rows:
             raise TemplateError(f"{csv_path}: no row for chapter {chapter!r}, kernel {kernel!r}")
         if len(rows) > 1:
@@ -94,6 +101,21 @@ class Sources:
         if column not in rows[0]:
             raise TemplateError(f"{csv_path}: no column {column!r}")
         return float(rows[0][column])
+
+    def cell(self, csv_path, keys, column):
+        """COLUMN of the one row of CSV_PATH whose columns hold KEYS ('m=1024,n=1024')."""
+        try:
+            want = dict(kv.split("=", 1) for kv in keys.split(","))
+        except ValueError:
+            raise TemplateError(f"csv: bad row keys {keys!r} (KEY=VALUE,KEY=VALUE)")
+        rows = self._rows(csv_path)
+        missing = [k for k in list(want) + [column] if rows and k not in rows[0]]
+        if missing:
+            raise TemplateError(f"{csv_path}: no column {missing[0]!r}")
+        hits = [r for r in rows if all(r[k] == v for k, v in want.items())]
+        if len(hits) != 1:
+            raise TemplateError(f"{csv_path}: {len(hits)} rows with {keys} (need exactly one)")
+        return float(hits[0][column])
 
     def provenance(self):
         m = self.data.get("meta", {})
@@ -115,6 +137,10 @@ def _default_spec(field):
     return ".1f"
 
 
+def _cell_spec(column):
+    return ".1f" if ("%" in column or "us" in column) else ",.0f"
+
+
 def render(template: str, src: Sources) -> str:
     def one(m):
         parts = m.group("body").split(":")
@@ -130,8 +156,9 @@ def render(template: str, src: Sources) -> str:
             a, b = src.row(args[0], args[1]), src.row(args[2], args[3])
             return _fmt(b["median_ms"] / a["median_ms"], args[4] if len(args) == 5 else "", ".2f")
         if kind == "ncu" and len(args) in (4, 5):
-            v = src.ncu(*args[:4])
-            return _fmt(v, args[4] if len(args) == 5 else "", ".1f" if ("%" in args[3] or "us" in args[3]) else ",.0f")
+            return _fmt(src.ncu(*args[:4]), args[4] if len(args) == 5 else "", _cell_spec(args[3]))
+        if kind == "csv" and len(args) in (3, 4):
+            return _fmt(src.cell(*args[:3]), args[3] if len(args) == 4 else "", _cell_spec(args[2]))
         if kind == "ncuratio" and len(args) in (6, 7):
             a = src.ncu(args[0], args[1], args[2], args[3])
             b = src.ncu(args[0], args[4], args[5], args[3])
