@@ -279,6 +279,20 @@ class ScreensTest(unittest.TestCase):
                 self.render(bad)
             self.assertIn("99-fake-screen.md", str(e.exception))
 
+    def test_ncu_launch_id(self):
+        """KERNEL#ID names one launch of a kernel that runs more than once; without it such a kernel is refused."""
+        from tutkit import screens
+        (self.repo.root / "docs/results/ncu-launches.csv").write_text(
+            "chapter,variant,kernel,launch_id,time us\n99-fake,fake-stage,scan_k,0,149.4\n"
+            "99-fake,fake-stage,scan_k,1,3.4\n99-fake,fake-stage,add_k,2,70.0\n99-fake,fake-stage,(total),,222.8\n")
+        csv = "docs/results/ncu-launches.csv:99-fake"
+        self.assertEqual(self.render(f"{{ncu:{csv}:scan_k#1:time us}} {{ncu:{csv}:scan_k#0:time us}} "
+                                     f"{{ncu:{csv}:add_k:time us}} {{ncu:{csv}:(total):time us}}"),
+                         "3.4 149.4 70.0 222.8")
+        for bad, why in ((f"{{ncu:{csv}:scan_k:time us}}", "2 rows"), (f"{{ncu:{csv}:scan_k#7:time us}}", "no row")):
+            with self.assertRaisesRegex(screens.TemplateError, why, msg=bad):
+                self.render(bad)
+
     def test_lint_flags_a_block_that_differs_from_its_template(self):
         rendered = self.render("{run:99-fake:fake-stage:pct_memcpy}% of copy")
         text = self.repo.readme.read_text() + f"\n<!-- measured: 99-fake-screen -->\n{rendered}\n<!-- /measured -->\n"

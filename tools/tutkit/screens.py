@@ -15,7 +15,8 @@ gives today. The placeholders:
                                                (how many times faster the first is)
   {ncu:CSV:CHAPTER:KERNEL:COLUMN[:FORMAT]}     a cell of an ncu-compare CSV (CSV relative to the repository
                                                root; KERNEL is the kernel column, '(total)' for a chapter's
-                                               sum over the timed run's launches)
+                                               sum over the timed run's launches, KERNEL#ID the launch
+                                               with that launch_id where a kernel runs more than once)
   {ncuratio:CSV:CHAPTER:KERNEL:COLUMN:CHAPTER2:KERNEL2[:FORMAT]}
                                                the second cell / the first (how many times the first shrank)
   {csv:CSV:KEY=VALUE[,KEY=VALUE...]:COLUMN[:FORMAT]}
@@ -92,12 +93,14 @@ class Sources:
         return self._csv[csv_path]
 
     def ncu(self, csv_path, chapter, kernel, column):
-        rows = [r for r in self._rows(csv_path) if r["chapter"] == chapter and r["kernel"] == kernel]
+        kernel, _, launch = kernel.partition("#")
+        rows = [r for r in self._rows(csv_path) if r["chapter"] == chapter and r["kernel"] == kernel
+                and (not launch or r.get("launch_id") == launch)]
         if not rows:
             raise TemplateError(f"{csv_path}: no row for chapter {chapter!r}, kernel {kernel!r}")
         if len(rows) > 1:
             raise TemplateError(f"{csv_path}: {len(rows)} rows for chapter {chapter!r}, kernel {kernel!r} "
-                                "(name one launch's kernel, or '(total)')")
+                                "(name one launch's kernel, KERNEL#launch_id, or '(total)')")
         if column not in rows[0]:
             raise TemplateError(f"{csv_path}: no column {column!r}")
         return float(rows[0][column])
