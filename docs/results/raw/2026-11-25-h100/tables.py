@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the markdown tables that chapters 18, 28, 29, 31-34, 36, 37, 38 and 40 cite from this folder's captures
+"""Writes the markdown tables that chapters 18, 28, 29, 31, 32, 34, 36, 37, 38 and 40 cite from this folder's captures
 (no GPU needed):
 
   python3 docs/results/raw/2026-11-25-h100/tables.py        # writes tables/*.md beside this file
