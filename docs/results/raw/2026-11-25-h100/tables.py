@@ -1,8 +1,23 @@
 #!/usr/bin/env python3
-"""Writes the markdown tables that chapters 18, 28, 29, 36 and 37 cite from this folder's captures (no GPU needed):
+"""Writes the markdown tables that chapters 18, 28, 29, 31, 32, 34, 36, 37, 38 and 40 cite from this folder's captures
+(no GPU needed):
 
   python3 docs/results/raw/2026-11-25-h100/tables.py        # writes tables/*.md beside this file
-  tools/fill-measured docs/results/nvidia-h200.md --extra 18-h100-variants=docs/results/raw/2026-11-25-h100/tables/18-variants.md ...
+  T=docs/results/raw/2026-11-25-h100/tables
+  tools/fill-measured docs/results/nvidia-h100-80gb-hbm3.md \
+    --extra 18-h100-after-spills=$T/18-after-spills.md --extra 18-h100-types=$T/18-types.md \
+    --extra 18-h100-variants=$T/18-variants.md --extra 18-h100-timeline=$T/18-timeline.md \
+    --extra 18-h100-timeline-screen=$T/18-timeline-screen.md \
+    --extra 28-h100-screen=$T/28-screen.md --extra 29-h100-screen=$T/29-screen.md \
+    --extra 29-h100-shapes=$T/29-shapes.md --extra 29-h100-stream-k=$T/29-stream-k.md \
+    --extra ncu-fft-h100=$T/ncu-fft.md --extra 36-h100-screen=$T/36-screen.md \
+    --extra 36-h100-candidates=$T/36-candidates.md --extra 36-h100-screen-text=$T/36-screen-text.md \
+    --extra 37-h100-screen=$T/37-screen.md --extra 37-h100-screen-text=$T/37-screen-text.md \
+    --extra 37-h100-candidates=$T/37-candidates.md --extra 38-h100-by-length=$T/38-screen.md \
+    --extra 38-h100-sweep=$T/38-sweep.md --extra 38-h100-screen-text=$T/38-screen-text.md \
+    --extra 40-h100-stage-choice=$T/40-stage-choice.md
+
+(every --extra a README uses; a block left out keeps what it holds, so give them all).
 
 Every number comes from a CSV or program output in this folder; nothing is typed by hand."""
 import csv
@@ -317,13 +332,248 @@ def scan18_after_spills():
     return "\n".join(out)
 
 
+def scan18_timeline_numbers():
+    """Chapter 18's per-tile timeline of the int32 sum at 2^28 (f043cbe): the phase means, the span, the tail,
+    the tiles in flight, and the same run's table rows (the timeline variant, CUB, the copy)."""
+    path = HERE / "check-f043cbe" / "timeline-int32-sum-2p28.txt"
+    text = path.read_text()
+
+    def num(pattern):
+        m = re.search(pattern, text)
+        if not m:
+            raise SystemExit(f"{path.name}: no match for {pattern!r}")
+        return float(m.group(1))
+
+    t = {"phases": [(name, num(rf"{re.escape(name)} ([\d.]+) ns")) for name in
+                    ("land", "pass 1", "look-back wait", "pass 2 + stores")],
+         "tile": num(r"tile time ([\d.]+) ns"), "tiles": int(num(r"(\d+) tiles of")),
+         "span": num(r"span \(first claim to last store\) ([\d.]+) us"),
+         "tail": num(r"tail \(last claim to last store\) ([\d.]+) us"),
+         "in_flight": num(r"tiles in flight on average ([\d.]+)"),
+         "look_share": num(r"look-back share of tile time ([\d.]+)%"),
+         "tail_share": num(r"tail share of span ([\d.]+)%"),
+         "sms": int(num(r"(\d+) SMs")), "rows": program_rows(path)}
+    # the program's own summary must agree with its means (it prints both)
+    assert abs(100 * dict(t["phases"])["look-back wait"] / t["tile"] - t["look_share"]) < 0.05
+    t["gap"] = 100 * (1 - float(t["rows"]["cudaMemcpy"]["median ms"])
+                      / float(t["rows"]["copy-bound-timeline"]["median ms"]))
+    return t
+
+
+TIMELINE_PROVENANCE = PROVENANCE.format(
+    what="working tree of commit f043cbe, `--type int32 --op sum --size 2^28 --variant copy-bound-timeline --reps 3`",
+    raw="../../docs/results/raw/2026-11-25-h100/check-f043cbe/timeline-int32-sum-2p28.txt")
+
+
+def scan18_timeline():
+    """The timeline as a table, and what it says about the model's three terms."""
+    t = scan18_timeline_numbers()
+    r = t["rows"]
+    share = {name: 100 * ns / t["tile"] for name, ns in t["phases"]}
+    out = ["| phase of a tile (mean over its 17,477 tiles) | ns | share of the tile's time |".replace(
+               "17,477", f"{t['tiles']:,}"), "|---|---:|---:|"]
+    for name, ns in t["phases"]:
+        out.append(f"| {name}{' (loads in flight)' if name == 'land' else ''} | {ns:.1f} | {share[name]:.1f}% |")
+    out.append(f"| the tile, claim to last store | {t['tile']:.1f} | 100% |")
+    out.append("")
+    slots = 6 * t["sms"]
+    landing = t["in_flight"] * share["land"] / 100
+    out.append(f"Span (first claim to last store) {t['span']:.1f} µs; tail (last claim to last store) {t['tail']:.1f} µs, "
+               f"**{t['tail_share']:.1f}% of the span**; tiles in flight on average {t['in_flight']:.1f} of the "
+               f"{slots} slots (6 blocks × {t['sms']} SMs). The same run's table: the timeline variant at "
+               f"{r['copy-bound-timeline']['% memcpy']}% of `cudaMemcpy` and {r['copy-bound-timeline']['speed vs cub']} "
+               f"CUB (CUB at {r['cub']['% memcpy']}%): the copy took {t['gap']:.1f}% less time than the scan. The "
+               f"timeline variant is the stage plus its stamps and one extra barrier per tile.")
+    out.append("")
+    out.append(f"What it says, term by term. **The tail** ({t['tail_share']:.1f}% of the span) is lost directly: "
+               f"about {100 * t['tail_share'] / t['gap']:.0f}% of the gap to the copy. **The look-back wait** is "
+               f"the largest phase, {share['look-back wait']:.1f}% of a tile's life, against {share['land']:.1f}% "
+               f"with loads in flight; but other blocks keep loading while one waits: on average "
+               f"{landing:.0f} of the {t['in_flight']:.0f} tiles in flight are landing loads, up to "
+               f"{landing * 60 / 1024:.1f} MiB (60 KiB a tile) outstanding over the GPU. Terms 1 and 2 are upper bounds (they cost "
+               f"bandwidth only when those bytes fall below what DRAM needs), and the steps that cut them "
+               f"(bulk copies, larger tiles with fewer look-backs per byte) did not beat the run-to-run spread, so "
+               f"the wait mostly overlaps other blocks' loads. The rest of the gap, "
+               f"{t['gap'] - t['tail_share']:.1f} points beyond the tail, is what terms 1 and 2 cost together at "
+               f"most; the timeline's means do not split it further.")
+    out.append("")
+    out.append(TIMELINE_PROVENANCE)
+    return "\n".join(out)
+
+
+def scan18_timeline_screen():
+    """Chapter 18's first screen: where the time went, in two sentences from the timeline."""
+    t = scan18_timeline_numbers()
+    return (f"**Where the time went** (the per-tile timeline, `--variant copy-bound-timeline`, int32 sum at 2^28: "
+            f"\"Where the time goes\" below): a tile spends **{t['look_share']:.1f}%** of its life waiting in the "
+            f"look-back, yet other blocks keep loading meanwhile ({t['in_flight']:.0f} tiles in flight on average); "
+            f"the end of the grid, where fewer tiles are left than slots, costs **{t['tail_share']:.1f}%** of the "
+            f"span. " + TIMELINE_PROVENANCE)
+
+
+def multi_gpu_stage_choice():
+    """Chapter 40 on one GPU: each shard scanned with chapter 17's stage (the default) and with chapter 18's."""
+    d = HERE / "check-f043cbe"
+    out = ["| n (`int32`, 1 GPU) | `cudaMemcpy` ms | `scan-multi-gpu` (chapter 17's stage) ms | % of `cudaMemcpy` | "
+           "`scan-multi-gpu-copy-bound` (chapter 18's) ms | % of `cudaMemcpy` | 18's vs 17's |",
+           "|---|---:|---:|---:|---:|---:|---:|"]
+    ratios, inside = [], True
+    for size in ("2^28", "2^30"):
+        r = program_rows(d / f"c40-{size.replace('^', 'p')}.txt")
+        a, b = r["scan-multi-gpu"], r["scan-multi-gpu-copy-bound"]
+        assert a["check"] == b["check"] == "ok"
+        ratios.append(float(b["speed vs scan-multi-gpu"].rstrip("x")))
+        inside &= float(a["min ms"]) <= float(b["median ms"]) <= float(a["max ms"])
+        out.append(f"| {size} | {r['cudaMemcpy']['median ms']} | {a['median ms']} | {a['% memcpy']} | "
+                   f"{b['median ms']} | {b['% memcpy']} | {b['speed vs scan-multi-gpu']} |")
+    out.append("")
+    verdict = ("chapter 18's stage is not faster here" if max(ratios) <= 1.0
+               else "chapter 18's stage is faster at " + ", ".join(f"{x:.3f}x" for x in ratios if x > 1.0))
+    spread = ("inside" if inside else "outside") + " the min-to-max spread of chapter 17's repetitions)"
+    out.append(f"Both rows of one program run per size, every check `ok`: {verdict} "
+               f"({min(ratios):.3f}x to {max(ratios):.3f}x chapter 17's speed; 18's median {spread}.")
+    out.append(PROVENANCE.format(what="working tree of commit f043cbe, `--size 2^28` and `--size 2^30`, "
+                                 "`--variant all --budget-ms 300`, one GPU",
+                                 raw="../../docs/results/raw/2026-11-25-h100/check-f043cbe/"))
+    return "\n".join(out)
+
+
+# Which path chapter 38's stage runs at each length (fft_two_pass.cuh, its opening comment), on a GPU with clusters.
+def fft38_path(n):
+    if n <= 4096:
+        return "chapter 35's one-pass"
+    if n <= 16384:
+        return "chapter 36's one block"
+    if n <= 65536:
+        return "chapter 37's cluster"
+    return "two passes"
+
+
+def fft38_sweep():
+    """Chapter 38's stage and cuFFT at every N = 8 .. 2^20 from one sweep (sweep.sh), 1 GiB per length."""
+    rows = rows_of(HERE / "results-f043cbe" / "sweep38" / "sweep.csv")
+    by = {}
+    for r in rows:
+        assert r["check"] in ("ok", "-"), r
+        by.setdefault(int(r["length"]), {})[r["variant"]] = r
+    out = ["| N | path the stage runs | stage GB/s | stage % of `cudaMemcpy` | cuFFT % of `cudaMemcpy` | stage / cuFFT |",
+           "|---:|---|---:|---:|---:|---:|"]
+    for n in sorted(by):
+        st, cu = by[n]["fft-two-pass"], by[n]["cufft"]
+        out.append(f"| {n} | {fft38_path(n)} | {float(st['gbps']):.0f} | {float(st['pct_memcpy']):.1f} | "
+                   f"{float(cu['pct_memcpy']):.1f} | {float(st['speed_vs_ref']):.3f}x |")
+    out.append("")
+    two = [n for n in by if fft38_path(n) == "two passes"]
+    behind = [n for n in sorted(by) if float(by[n]["fft-two-pass"]["speed_vs_ref"]) < 0.98]
+    out.append(f"The two-pass lengths ({min(two)} … {max(two)}): the stage at "
+               f"{min(float(by[n]['fft-two-pass']['pct_memcpy']) for n in two):.1f}–"
+               f"{max(float(by[n]['fft-two-pass']['pct_memcpy']) for n in two):.1f}% of `cudaMemcpy` (the bound: 50%), "
+               f"{min(float(by[n]['fft-two-pass']['speed_vs_ref']) for n in two):.3f}–"
+               f"{max(float(by[n]['fft-two-pass']['speed_vs_ref']) for n in two):.3f}x cuFFT, where cuFFT runs at "
+               f"{min(float(by[n]['cufft']['pct_memcpy']) for n in two):.1f}–"
+               f"{max(float(by[n]['cufft']['pct_memcpy']) for n in two):.1f}% of the copy: no two-pass stage can "
+               f"be more than {max(50 / float(by[n]['cufft']['pct_memcpy']) for n in two):.2f}x cuFFT. Below "
+               f"131072 the stage is the earlier chapters' paths, with their results. Behind cuFFT by more "
+               f"than 2%: " + (", ".join(f"N = {n}" for n in behind) or "no length") + ".")
+    out.append("1 GiB of `float2` per length, out of place, `--variant fft-two-pass` beside cuFFT and the copy; "
+               "every check `ok`.")
+    out.append(PROVENANCE.format(what="working tree of commit f043cbe, `chapters/38-fft-two-pass/sweep.sh`",
+                                 raw="../../docs/results/raw/2026-11-25-h100/results-f043cbe/sweep38/sweep.csv"))
+    return "\n".join(out)
+
+
+def fft38_screen_text():
+    """Chapter 38's first-screen sentences, from the same runs as 38-screen."""
+    d = HERE / "measure-9fe5849"
+    lengths = (131072, 262144, 524288, 1048576)
+    runs = {n: program_rows(d / f"c38-all-n{n}.txt") for n in lengths}
+
+    def col(variant, field):
+        return [float(runs[n][variant][field].rstrip("x")) for n in lengths]
+
+    def span(xs, f):
+        return f"{min(xs):{f}}–{max(xs):{f}}"
+
+    stage, four_step = col("fft-two-pass", "speed vs cufft"), col("fft-thread-block-cluster", "speed vs cufft")
+    pct, cufft = col("fft-two-pass", "% memcpy"), col("cufft", "% memcpy")
+    behind = [n for n, x in zip(lengths, stage) if x < 1.0]
+    verdict = ("the target (≥ 1.0× cuFFT) is met" if not behind else
+               "the target (≥ 1.0× cuFFT) is missed at N = " + ", ".join(map(str, behind)))
+    return (f"**What the measurement says (H100, the runs of the table below): {verdict}.** The stage runs at "
+            f"{span(stage, '.2f')}× cuFFT from 2^17 to 2^20, at {span(pct, '.1f')}% of `cudaMemcpy`: "
+            f"{span([2 * x for x in pct], '.0f')}% of the two-pass bound of 50%, where chapter 37's stage (chapter "
+            f"35's four-step at these lengths) runs at {span(four_step, '.2f')}× cuFFT. The margin is small by "
+            f"construction: cuFFT itself sits at {span(cufft, '.1f')}% of copy here, so no two-pass design can beat "
+            f"it by more than {max(50 / x for x in cufft):.2f}×.")
+
+
+def fft36_screen_text():
+    """Chapter 36's share of the bound and its verdict against the targets its README states, from the runs of
+    36-screen."""
+    d = HERE / "fft36-b40c559"
+    targets = {8192: 0.95, 16384: 1.15}  # README 36, "Targets": × cuFFT
+    r = {n: program_rows(d / f"c36-all-n{n}.txt") for n in targets}
+
+    def x(n, v, f):
+        return float(r[n][v][f].rstrip("x"))
+
+    missed = [n for n, t in targets.items() if x(n, "fft-one-block-large", "speed vs cufft") < t]
+    verdict = " ".join(
+        f"**At N = {n} it {'misses' if n in missed else 'meets'} its target,** "
+        f"{x(n, 'fft-one-block-large', 'speed vs cufft'):.3f}x cuFFT against {t:.2f}x." for n, t in targets.items())
+    n8, n16 = targets
+    return (f"**Share of the bound** (a copy of the batch): {x(n8, 'fft-one-block-large', '% memcpy'):.1f}% at "
+            f"N = {n8}, {x(n16, 'fft-one-block-large', '% memcpy'):.1f}% at {n16} (chapter 35's four-step "
+            f"{x(n8, 'fft-tuned', '% memcpy'):.1f}% and {x(n16, 'fft-tuned', '% memcpy'):.1f}%; cuFFT "
+            f"{x(n8, 'cufft', '% memcpy'):.1f}% and {x(n16, 'cufft', '% memcpy'):.1f}%). {verdict} At {n16} cuFFT "
+            f"itself runs at {x(n16, 'cufft', '% memcpy'):.1f}% of the copy, so even a stage at the copy bound could "
+            f"be at most {100 / x(n16, 'cufft', '% memcpy'):.2f}x cuFFT there.")
+
+
+def fft37_screen_text():
+    """Chapter 37's verdict, from the runs of 37-screen and the program's residency table."""
+    d = HERE / "measure-c288e4a"
+    target = 1.3  # README 37, "Target": × cuFFT at both lengths
+    r = {n: program_rows(d / f"c37-all-n{n}.txt") for n in (32768, 65536)}
+    resident = {}
+    text = (d / "c37-all-n32768.txt").read_text()
+    for line in text[text.index("Clusters resident"):].splitlines():
+        f = line.split()
+        if len(f) == 7 and f[1].isdigit():
+            resident[(f[0], int(f[1]))] = (int(f[5]), float(f[6]))
+
+    def x(n, v, f):
+        return float(r[n][v][f].rstrip("x"))
+
+    st = {n: x(n, "fft-thread-block-cluster", "speed vs cufft") for n in r}
+    verdict = "the target is met" if min(st.values()) >= target else "the target is missed"
+    words = {n: ("beats" if st[n] > 1.0 else "trails") for n in r}
+    c65, per_sm = resident[("fft-thread-block-cluster", 65536)]
+    c8e32 = x(32768, "c8-e32", "speed vs cufft")
+    return (f"**What the measurement says (H100, the tables below): {verdict}** (≥ {target}× cuFFT at both "
+            f"lengths). At N = 32768 the cluster stage {words[32768]} cuFFT, {st[32768]:.2f}× "
+            f"({x(32768, 'fft-thread-block-cluster', '% memcpy'):.0f}% of `cudaMemcpy`), and runs "
+            f"{float(r[32768]['fft-one-block-large']['median ms']) / float(r[32768]['fft-thread-block-cluster']['median ms']):.1f}× "
+            f"as fast as chapter 36's stage (chapter 35's four-step); at 65536 it {words[65536]} cuFFT, "
+            f"{st[65536]:.2f}× ({x(65536, 'fft-thread-block-cluster', '% memcpy'):.0f}% of copy). Both sit near the "
+            f"plain exchange's own ceiling measured on an H200 (\"The bound\" below): the exchange, not the FFT "
+            f"arithmetic, limits this design. At 65536 only {c65} clusters of 8 blocks are resident at once "
+            f"({per_sm:.2f} blocks per SM, the residency table under \"Measured\"), so no SM has a second block to "
+            f"keep the memory busy while its cluster waits at a barrier; yet more clusters resident at 32768 "
+            f"(`c8-e32`, {resident[('c8-e32', 32768)][0]} against the stage's "
+            f"{resident[('fft-thread-block-cluster', 32768)][0]}) did not run faster ({c8e32:.2f}× cuFFT).")
+
+
 def main():
     OUT.mkdir(exist_ok=True)
     for name, make in [("18-variants", scan_variants), ("18-types", scan_types), ("29-shapes", gemm_shapes),
                        ("36-candidates", fft36), ("37-candidates", fft37), ("ncu-fft", ncu_fft),
                        ("28-screen", gemm28_screen), ("29-screen", gemm29_screen),
                        ("36-screen", fft36_screen), ("37-screen", fft37_screen),
-                       ("38-screen", fft38_screen), ("29-stream-k", gemm_stream_k), ("18-after-spills", scan18_after_spills)]:
+                       ("38-screen", fft38_screen), ("29-stream-k", gemm_stream_k), ("18-after-spills", scan18_after_spills),
+                       ("18-timeline", scan18_timeline), ("18-timeline-screen", scan18_timeline_screen),
+                       ("36-screen-text", fft36_screen_text), ("37-screen-text", fft37_screen_text),
+                       ("38-sweep", fft38_sweep), ("38-screen-text", fft38_screen_text), ("40-stage-choice", multi_gpu_stage_choice)]:
         (OUT / f"{name}.md").write_text(make() + "\n")
         print(f"wrote {OUT / (name + '.md')}")
 
