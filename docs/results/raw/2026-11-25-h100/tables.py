@@ -1,29 +1,21 @@
 #!/usr/bin/env python3
-"""Writes the markdown tables that chapters 18, 28, 29, 31, 32, 34, 36, 37, 38 and 40 cite from this folder's captures
+"""Writes the markdown tables that chapters 18, 28, 29, 31, 32, 34, 36, 37, 38 and 40 cite from this folder's captures,
+and the sweep tables of chapters 03, 04, 20-27 and 30-35 from docs/results/nvidia-h100-80gb-hbm3-sweeps-*.json
 (no GPU needed):
 
-  python3 docs/results/raw/2026-11-25-h100/tables.py        # writes tables/*.md beside this file
-  T=docs/results/raw/2026-11-25-h100/tables
-  tools/fill-measured docs/results/nvidia-h100-80gb-hbm3.md \
-    --extra 18-h100-after-spills=$T/18-after-spills.md --extra 18-h100-types=$T/18-types.md \
-    --extra 18-h100-variants=$T/18-variants.md --extra 18-h100-timeline=$T/18-timeline.md \
-    --extra 18-h100-timeline-screen=$T/18-timeline-screen.md \
-    --extra 28-h100-screen=$T/28-screen.md --extra 29-h100-screen=$T/29-screen.md \
-    --extra 29-h100-shapes=$T/29-shapes.md --extra 29-h100-stream-k=$T/29-stream-k.md \
-    --extra ncu-fft-h100=$T/ncu-fft.md --extra 36-h100-screen=$T/36-screen.md \
-    --extra 36-h100-candidates=$T/36-candidates.md --extra 36-h100-screen-text=$T/36-screen-text.md \
-    --extra 37-h100-screen=$T/37-screen.md --extra 37-h100-screen-text=$T/37-screen-text.md \
-    --extra 37-h100-candidates=$T/37-candidates.md --extra 38-h100-by-length=$T/38-screen.md \
-    --extra 38-h100-sweep=$T/38-sweep.md --extra 38-h100-screen-text=$T/38-screen-text.md \
-    --extra 40-h100-stage-choice=$T/40-stage-choice.md
-
-(every --extra a README uses; a block left out keeps what it holds, so give them all).
+  python3 docs/results/raw/2026-11-25-h100/tables.py          # writes tables/*.md beside this file
+  python3 docs/results/raw/2026-11-25-h100/tables.py --fill   # and fills every README block they feed (BLOCKS:
+                                                              # tools/fill-measured with one --extra per block)
+  python3 docs/results/raw/2026-11-25-h100/tables.py --fill --check   # changes nothing; exit 1 if a block would
 
 Every number comes from a CSV or program output in this folder; nothing is typed by hand."""
 import csv
+import json
 import math
 import pathlib
 import re
+import subprocess
+import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 OUT = HERE / "tables"
@@ -564,6 +556,126 @@ def fft37_screen_text():
             f"{resident[('fft-thread-block-cluster', 32768)][0]}) did not run faster ({c8e32:.2f}× cuFFT).")
 
 
+# ---- The ladders' sweeps and chapters 03/04's sweeps: tools/results at a9d50fd (sweeps-a9d50fd/) ------------
+RESULTS = HERE.parent.parent  # docs/results
+SWEEP_FILES = {"sgemm": "nvidia-h100-80gb-hbm3-sweeps-sgemm", "fft": "nvidia-h100-80gb-hbm3-sweeps-fft"}
+
+
+def sweep_doc(kind):
+    return json.loads((RESULTS / f"{SWEEP_FILES[kind]}.json").read_text())
+
+
+def shown_options(command):
+    """The options of a tools/results command line that chose what ran (--chapters, --budget-ms)."""
+    words = command.split()
+    return " ".join(f"{w} {words[i + 1]}" for i, w in enumerate(words[:-1]) if w in ("--chapters", "--budget-ms"))
+
+
+def sweep_provenance(kind, what):
+    m = sweep_doc(kind)["meta"]
+    base = SWEEP_FILES[kind]
+    plot = {"sgemm": "sgemm", "fft": "fft"}.get(what, what)
+    return (f"{m['gpu']}, CUDA {m['cuda_runtime']}, {m['date'][:10]}, commit `{m['commit']}`: "
+            f"`tools/results {shown_options(m['command'])}`, "
+            f"[results](../../docs/results/{base}.md), raw JSON [{base}.json](../../docs/results/{base}.json); "
+            f"plot: [{base}-{plot}.png](../../docs/results/{base}-{plot}.png)")
+
+
+def ladder_runs(kind, chapter):
+    runs = [r for r in sweep_doc(kind)["ladder_sweeps"][kind]["runs"] if r["chapter"] == chapter]
+    if not runs:
+        raise SystemExit(f"tables.py: no {kind} sweep runs of {chapter}")
+    return runs
+
+
+def stage_and_refs(run):
+    rows = run["data"]["results"]
+    stage = [r for r in rows if not r["reference"]]
+    if len(stage) != 1:
+        raise SystemExit(f"tables.py: {run['command']}: {len(stage)} non-reference rows")
+    return stage[0], {r["variant"]: r for r in rows if r["reference"]}
+
+
+def sgemm_sweep(chapter):
+    runs = ladder_runs("sgemm", chapter)
+    name = stage_and_refs(runs[0])[0]["variant"]
+    out = [f"**GFLOP/s against size** (M = N = K; {sweep_provenance('sgemm', 'sgemm')}; each size one default run "
+           f"of the program, cuBLAS measured by the same program at each size.)", "",
+           f"| M = N = K | `{name}` GFLOP/s | % FP32 peak | cuBLAS GFLOP/s | vs cuBLAS | check |",
+           "|---:|---:|---:|---:|---:|---|"]
+    for run in runs:
+        st, refs = stage_and_refs(run)
+        cb = refs["cublas"]
+        out.append(f"| {run['params']['size']} | {st['gflops']:.1f} | {st['pct_peak_fp32']:.1f} | {cb['gflops']:.1f} | "
+                   f"{cb['median_ms'] / st['median_ms']:.2f}x | {st['check']} |")
+    return "\n".join(out)
+
+
+def fft_sweep(chapter):
+    runs = ladder_runs("fft", chapter)
+    name = stage_and_refs(runs[0])[0]["variant"]
+    out = [f"**GB/s against N** ({sweep_provenance('fft', 'fft')}; each N one default run of the program on a 1 GiB "
+           f"batch (`--size 2^27` `float2`); GB/s counts one read and one write of the batch; cuFFT and `cudaMemcpy` "
+           f"measured by the same program at each N.)", "",
+           f"| N | `{name}` GB/s | % of `cudaMemcpy` | cuFFT GB/s | `cudaMemcpy` GB/s | vs cuFFT | check |",
+           "|---:|---:|---:|---:|---:|---:|---|"]
+    for run in runs:
+        st, refs = stage_and_refs(run)
+        cf, cp = refs["cufft"], refs["cudaMemcpy"]
+        out.append(f"| {run['params']['length']} | {st['gbps']:.1f} | {st['pct_memcpy']:.1f} | {cf['gbps']:.1f} | "
+                   f"{cp['gbps']:.1f} | {cf['median_ms'] / st['median_ms']:.3g}x | {st['check']} |")
+    return "\n".join(out)
+
+
+def side_sweep(name, metric, unit, title, scale=1.0, digits=1):
+    sweep = sweep_doc("sgemm")["sweeps"][name]
+    key = sweep["option"].lstrip("-")
+    variants = [r["variant"] for r in sweep["runs"][0]["data"]["results"]]
+    plot = {"vector_loads": "vector-loads", "atomics": "atomics"}[name]
+    out = [f"**{title}** ({sweep_provenance('sgemm', plot)}; one run of the program per `{sweep['option']}` "
+           f"value; cells: {unit}.)", "",
+           f"| {key} | " + " | ".join(f"`{v}`" for v in variants) + " |",
+           "|---:|" + "---:|" * len(variants)]
+    for run in sweep["runs"]:
+        cells = {r["variant"]: r[metric] * scale for r in run["data"]["results"]}
+        n = run["data"]["results"][0]["n"]
+        label = run["params"][key] + ("%" if key == "selectivity" else f" ({n:,} elements)" if key == "size" else "")
+        out.append(f"| {label} | " + " | ".join(f"{cells[v]:.{digits}f}" for v in variants) + " |")
+    return "\n".join(out)
+
+
+def vector_loads_sweep():
+    return side_sweep("vector_loads", "gbps", "GB/s (bytes read + written / median time)", "Bandwidth against size")
+
+
+def atomics_sweep():
+    n = sweep_doc("sgemm")["sweeps"]["atomics"]["runs"][0]["data"]["results"][0]["n"]
+    return side_sweep("atomics", "median_ms", f"median time in µs at n = {n:,}", "Time against selectivity",
+                      scale=1000.0, digits=1)
+
+
+SWEEP_BLOCKS = ([("03-sweep", vector_loads_sweep), ("04-sweep", atomics_sweep)] +
+                [(f"{c[:2]}-sweep", (lambda c=c: sgemm_sweep(c))) for c in
+                 ["20-sgemm-naive", "21-sgemm-shared-tiling", "22-sgemm-register-blocking", "23-sgemm-2d-register-tile",
+                  "24-sgemm-vectorized-transposed", "25-sgemm-warp-tiling", "26-sgemm-double-buffering", "27-sgemm-tuned"]] +
+                [(f"{c}-sweep", (lambda c=c: fft_sweep(c))) for c in
+                 ["30-fft-dft", "31-fft-stockham-global", "32-fft-shared-memory", "33-fft-registers-exchange",
+                  "34-fft-high-radix", "35-fft-tuned"]])
+
+
+# README block name -> the file in tables/ that fills it (tools/fill-measured --extra NAME=FILE).
+BLOCKS = {
+    "18-h100-after-spills": "18-after-spills", "18-h100-types": "18-types", "18-h100-variants": "18-variants",
+    "18-h100-timeline": "18-timeline", "18-h100-timeline-screen": "18-timeline-screen",
+    "28-h100-screen": "28-screen", "29-h100-screen": "29-screen", "29-h100-shapes": "29-shapes",
+    "29-h100-stream-k": "29-stream-k", "ncu-fft-h100": "ncu-fft", "36-h100-screen": "36-screen",
+    "36-h100-candidates": "36-candidates", "36-h100-screen-text": "36-screen-text", "37-h100-screen": "37-screen",
+    "37-h100-screen-text": "37-screen-text", "37-h100-candidates": "37-candidates", "38-h100-by-length": "38-screen",
+    "38-h100-sweep": "38-sweep", "38-h100-screen-text": "38-screen-text", "40-h100-stage-choice": "40-stage-choice",
+    **{name: name for name, _ in SWEEP_BLOCKS},
+}
+
+
 def main():
     OUT.mkdir(exist_ok=True)
     for name, make in [("18-variants", scan_variants), ("18-types", scan_types), ("29-shapes", gemm_shapes),
@@ -573,9 +685,20 @@ def main():
                        ("38-screen", fft38_screen), ("29-stream-k", gemm_stream_k), ("18-after-spills", scan18_after_spills),
                        ("18-timeline", scan18_timeline), ("18-timeline-screen", scan18_timeline_screen),
                        ("36-screen-text", fft36_screen_text), ("37-screen-text", fft37_screen_text),
-                       ("38-sweep", fft38_sweep), ("38-screen-text", fft38_screen_text), ("40-stage-choice", multi_gpu_stage_choice)]:
+                       ("38-sweep", fft38_sweep), ("38-screen-text", fft38_screen_text),
+                       ("40-stage-choice", multi_gpu_stage_choice)] + SWEEP_BLOCKS:
         (OUT / f"{name}.md").write_text(make() + "\n")
         print(f"wrote {OUT / (name + '.md')}")
+    missing = sorted(set(BLOCKS.values()) - {p.stem for p in OUT.glob("*.md")})
+    if missing:
+        raise SystemExit(f"tables.py: BLOCKS names tables not written: {', '.join(missing)}")
+    if "--fill" in sys.argv[1:]:
+        root = HERE.parents[3]
+        cmd = [sys.executable, str(root / "tools" / "fill-measured"), str(root / "docs/results/nvidia-h100-80gb-hbm3.md")]
+        cmd += [f"--extra={block}={OUT / (f + '.md')}" for block, f in BLOCKS.items()]
+        if "--check" in sys.argv[1:]:
+            cmd.append("--check")
+        sys.exit(subprocess.run(cmd).returncode)
 
 
 if __name__ == "__main__":
