@@ -268,6 +268,32 @@ class ScreensTest(unittest.TestCase):
         self.assertEqual(self.render("{csv:docs/results/shapes.csv:m=1024,n=2048:ratio_28:.3f}x, "
                                      "{csv:docs/results/shapes.csv:n=1024:ratio_28:.2f}x"), "0.500x, 1.05x")
 
+    def test_sweep_field(self):
+        """{sweep:...} reads <results stem>-sweeps-KIND.json: a run of a chapter-level sweep or of a ladder sweep,
+        picked by chapter and swept parameter; a missing run, variant or sweeps file is refused."""
+        from tutkit import screens
+        res = lambda v, ms, gf: {"variant": v, "median_ms": ms, "gflops": gf}
+        run = lambda ch, p, rows: {"chapter": ch, "params": {"size": p}, "data": {"results": rows}}
+        (self.repo.root / "docs/results/fake-sweeps-sgemm.json").write_text(json.dumps({
+            "sweeps": {"loads": {"chapter": "98-other", "runs": [run("98-other", "2^20", [res("copy", 0.5, 0)])]}},
+            "ladder_sweeps": {"sgemm": {"runs": [
+                run("99-fake", "1024", [res("fake-stage", 0.25, 8589.9), res("cublas", 0.125, 17179.8)]),
+                run("99-fake", "4096", [res("fake-stage", 16.0, 8590.0)]),
+                {"chapter": "99-fake", "params": {"size": "8192"}, "data": None, "error": "timeout"}]}}}))
+        self.assertEqual(self.render("{sweep:sgemm:99-fake:1024:fake-stage:gflops:,.0f} vs "
+                                     "{sweep:sgemm:99-fake:1024:cublas:gflops:,.0f}, "
+                                     "{sweep:sgemm:99-fake:4096:fake-stage:median_us:.0f} us, "
+                                     "{sweep:sgemm:98-other:2^20:copy:median_ms:.2f} ms"),
+                         "8,590 vs 17,180, 16000 us, 0.50 ms")
+        for bad, why in (("{sweep:sgemm:99-fake:2048:fake-stage:gflops}", "0 runs"),
+                         ("{sweep:sgemm:99-fake:4096:cublas:gflops}", "no variant"),
+                         ("{sweep:sgemm:99-fake:8192:fake-stage:gflops}", "failed"),
+                         ("{sweep:sgemm:99-fake:1024:fake-stage:no_field}", "no field"),
+                         ("{sweep:fft:99-fake:1024:fake-stage:gflops}", "no sweeps JSON")):
+            with self.assertRaises(screens.TemplateError, msg=bad) as e:
+                self.render(bad)
+            self.assertIn(why, str(e.exception))
+
     def test_bad_placeholders_are_refused(self):
         from tutkit import screens
         for bad in ("{run:99-fake:no-such:pct_memcpy}", "{run:97-none:x:pct_memcpy}",

@@ -23,6 +23,11 @@ gives today. The placeholders:
                                                a cell of any CSV with a header line (relative to the
                                                repository root): the one row whose KEY columns hold the VALUEs
                                                (a shape sweep: m=1024,n=1024,k=1024)
+  {sweep:KIND:CHAPTER:PARAM:VARIANT:FIELD[:FORMAT]}
+                                               a field (as for run) of one row of a size/length sweep: the
+                                               sweeps JSON <results stem>-sweeps-KIND.json beside the results
+                                               file (KIND: sgemm, fft), the run of CHAPTER whose swept
+                                               parameter is PARAM as the sweep wrote it (2^20, 4096, 1024)
   {provenance}                                 'NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-11-25, commit abc1234'
                                                of the results JSON
   {results}                                    a link to the results markdown, relative to a chapter README
@@ -54,6 +59,15 @@ def _fmt(value, spec, default):
         raise TemplateError(f"bad format {spec!r} for {value!r}: {e}")
 
 
+def _field(row, field, where):
+    """FIELD of one result row; median_us is derived from median_ms."""
+    if field == "median_us":
+        return row["median_ms"] * 1000.0
+    if field not in row:
+        raise TemplateError(f"{where}: no field {field!r} (have {', '.join(sorted(row))})")
+    return row[field]
+
+
 class Sources:
     """The results JSON and the ncu CSVs a template reads, loaded once."""
 
@@ -65,6 +79,7 @@ class Sources:
             raise TemplateError(f"no results JSON beside {results_md} (expected {path.name})")
         self.data = json.loads(path.read_text())
         self._csv = {}
+        self._sweeps = {}
 
     def row(self, chapter, variant):
         for prog in self.data.get("programs", []):
@@ -76,12 +91,7 @@ class Sources:
         raise TemplateError(f"results: no chapter {chapter!r}")
 
     def run_field(self, chapter, variant, field):
-        r = self.row(chapter, variant)
-        if field == "median_us":
-            return r["median_ms"] * 1000.0
-        if field not in r:
-            raise TemplateError(f"results: no field {field!r} (have {', '.join(sorted(r))})")
-        return r[field]
+        return _field(self.row(chapter, variant), field, "results")
 
     def _rows(self, csv_path):
         if csv_path not in self._csv:
@@ -119,6 +129,26 @@ class Sources:
         if len(hits) != 1:
             raise TemplateError(f"{csv_path}: {len(hits)} rows with {keys} (need exactly one)")
         return float(hits[0][column])
+
+    def sweep_field(self, kind, chapter, param, variant, field):
+        """FIELD of VARIANT in the run of CHAPTER at swept parameter PARAM, from <results stem>-sweeps-KIND.json."""
+        if kind not in self._sweeps:
+            path = self.results_md.with_name(f"{self.results_md.stem}-sweeps-{kind}.json")
+            if not path.is_file():
+                raise TemplateError(f"sweep: no sweeps JSON {path.name} beside {self.results_md.name}")
+            d = json.loads(path.read_text())
+            self._sweeps[kind] = [r for group in ("sweeps", "ladder_sweeps")
+                                  for s in d.get(group, {}).values() for r in s.get("runs", [])]
+        runs = [r for r in self._sweeps[kind]
+                if r.get("chapter") == chapter and param in map(str, r.get("params", {}).values())]
+        if len(runs) != 1:
+            raise TemplateError(f"sweep {kind}: {len(runs)} runs of {chapter!r} at {param!r} (need exactly one)")
+        if not runs[0].get("data"):
+            raise TemplateError(f"sweep {kind}: the run of {chapter!r} at {param!r} failed: {runs[0].get('error')}")
+        rows = [r for r in runs[0]["data"].get("results", []) if r.get("variant") == variant]
+        if not rows:
+            raise TemplateError(f"sweep {kind}: {chapter!r} at {param!r} has no variant {variant!r}")
+        return _field(rows[0], field, f"sweep {kind}")
 
     def provenance(self):
         m = self.data.get("meta", {})
@@ -158,6 +188,9 @@ def render(template: str, src: Sources) -> str:
         if kind == "speedup" and len(args) in (4, 5):
             a, b = src.row(args[0], args[1]), src.row(args[2], args[3])
             return _fmt(b["median_ms"] / a["median_ms"], args[4] if len(args) == 5 else "", ".2f")
+        if kind == "sweep" and len(args) in (5, 6):
+            v = src.sweep_field(*args[:5])
+            return _fmt(v, args[5] if len(args) == 6 else "", _default_spec(args[4]))
         if kind == "ncu" and len(args) in (4, 5):
             return _fmt(src.ncu(*args[:4]), args[4] if len(args) == 5 else "", _cell_spec(args[3]))
         if kind == "csv" and len(args) in (3, 4):
