@@ -723,6 +723,24 @@ class NcuParseTest(unittest.TestCase):
         self.assertNotIn("bank confl", headers_b)
         self.assertIn("divergent", headers_b)
 
+    def test_extra_metrics_get_their_own_columns(self):
+        timed = copy.deepcopy(self.launches[6:])
+        for i, launch in enumerate(timed):
+            launch["metrics"]["lts__t_sectors.sum"] = 100.0 * (i + 1)
+            launch["metrics"]["smsp__warp_issue_stalled_lg_throttle_per_warp_active.pct"] = 10.0 * (i + 1)
+        extra = ["lts__t_sectors.sum", "smsp__warp_issue_stalled_lg_throttle_per_warp_active.pct", ncu.M_TIME]
+        headers, display, csv_headers, raw = ncu.table_rows(
+            [{"chapter": "05-scan-baseline", "variant": "scan-baseline", "launches": timed}], ncu.PRESETS["memory"],
+            extra)
+        self.assertEqual(headers.count("time us"), 1)          # a metric a built-in column shows is not repeated
+        self.assertNotIn(ncu.M_TIME, headers)
+        sectors = headers.index("lts__t_sectors.sum")
+        warps = headers.index("smsp__warp_issue_stalled_lg_throttle_per_warp_active.pct")
+        self.assertEqual([row[sectors] for row in display], ["100", "200", "300", "600"])  # counters: summed
+        self.assertEqual(display[-1][warps], f"{(10 * 1000 + 20 * 500 + 30 * 250) / 1750:.2f}")  # time-weighted
+        self.assertIn("lts__t_sectors.sum", csv_headers)
+        self.assertEqual(raw[-1][csv_headers.index("lts__t_sectors.sum")], 600.0)
+
 
 class NcuSgemmPresetTest(unittest.TestCase):
     def test_sgemm_columns(self):

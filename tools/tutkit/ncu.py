@@ -232,8 +232,18 @@ def short_kernel_name(name):
 
 # ---- Table --------------------------------------------------------------------------------------
 
-def active_columns(metrics):
-    return [c for c in COLUMNS if any(m in metrics for m in c[1])]
+def active_columns(metrics, extra=()):
+    """The COLUMNS whose metrics were collected, then one column per EXTRA metric (--metrics) that no column of
+    COLUMNS shows, headed by the metric's own name: summed over launches for a counter (.sum), else averaged with
+    the kernels' times as weights."""
+    columns = [c for c in COLUMNS if any(m in metrics for m in c[1])]
+    shown = {m for c in columns for m in c[1]}
+    for m in extra:
+        if m not in shown:
+            shown.add(m)
+            columns.append((m, [m], _scaled(m, 1.0), "sum" if m.endswith(".sum") else "weighted",
+                            fmt_count if m.endswith(".sum") else (lambda v: fmt_num(v, 2))))
+    return columns
 
 
 def launch_values(launch, columns):
@@ -261,11 +271,12 @@ def total_values(launches, columns):
     return out
 
 
-def table_rows(profiles, metrics):
+def table_rows(profiles, metrics, extra=()):
     """profiles: [{"chapter", "variant", "launches"}], the launches being every one that ncu profiled (with the
     NVTX filter: exactly those of the timed run). One row per launch, then the chapter's total over all of them
-    when there are several. Returns (headers, display rows, csv headers, csv rows)."""
-    columns = active_columns(metrics)
+    when there are several; EXTRA: the --metrics names, each its own column where no built-in column shows it.
+    Returns (headers, display rows, csv headers, csv rows)."""
+    columns = active_columns(metrics, extra)
     headers = ["chapter", "variant", "kernel"] + [c[0] for c in columns]
     display, raw = [], []
     for prof in profiles:
@@ -504,7 +515,8 @@ def main(argv):
                         "--chapter-arg=10)")
     p.add_argument("--preset", default="all", choices=sorted(PRESETS), help="metric preset (default all)")
     p.add_argument("--metrics", metavar="LIST", help="extra ncu metric names, comma-separated (added to the preset; "
-                                                     "shown in the CSV)")
+                                                     "each one no built-in column shows gets its own column, in the "
+                                                     "table and the CSV, headed by its name)")
     p.add_argument("--out", metavar="DIR", help="where the .ncu-rep reports go (default: <build>/ncu)")
     p.add_argument("--csv", metavar="FILE", help="CSV file of the table (default: <out>/ncu-compare.csv)")
     p.add_argument("--ncu", metavar="PATH", help="the ncu program (default: ncu on PATH or in the CUDA toolkit)")
@@ -584,7 +596,7 @@ def main(argv):
         profiles.append({"chapter": chapter, "variant": variant, "launches": launches,
                          "report": str(report) + ".ncu-rep"})
 
-    headers, display, csv_headers, raw = table_rows(profiles, metrics)
+    headers, display, csv_headers, raw = table_rows(profiles, metrics, extra_metrics)
     shape = "".join(f", --{name} {getattr(args, name)}" for name, _, _ in CHAPTER_OPTIONS
                     if getattr(args, name) is not None)
     sizes = "--size " + (args.size or f"{DEFAULT_SIZE} (SGEMM: each program's default shape)")
