@@ -6,7 +6,8 @@ and the sweep tables of chapters 03, 04, 20-27 and 30-35 from docs/results/nvidi
   python3 docs/results/raw/2026-11-25-h100/tables.py          # writes tables/*.md beside this file
   python3 docs/results/raw/2026-11-25-h100/tables.py --fill   # and fills every README block they feed (BLOCKS:
                                                               # tools/fill-measured with one --extra per block)
-  python3 docs/results/raw/2026-11-25-h100/tables.py --fill --check   # changes nothing; exit 1 if a block would
+  python3 docs/results/raw/2026-11-25-h100/tables.py --fill --check   # changes nothing; exit 1 if a table or a
+                                                                      # block would (a host test runs this)
 
 Every number comes from a CSV or program output in this folder; nothing is typed by hand."""
 import csv
@@ -966,6 +967,8 @@ BLOCKS = {
 
 
 def main():
+    check = "--check" in sys.argv[1:]
+    stale = []
     OUT.mkdir(exist_ok=True)
     for name, make in [("18-variants", scan_variants), ("18-types", scan_types), ("29-shapes", gemm_shapes),
                        ("36-candidates", fft36), ("37-candidates", fft37), ("ncu-fft", ncu_fft),
@@ -979,8 +982,18 @@ def main():
                        ("40-h200x2-scaling", multi_scaling), ("40-h200x2-bound-text", multi_bound_text),
                        ("40-h200x2-bound-r", multi_bound_r), ("40-h200x2-parts", multi_parts),
                        ("40-h200x2-uneven", multi_uneven)] + SWEEP_BLOCKS:
-        (OUT / f"{name}.md").write_text(make() + "\n")
-        print(f"wrote {OUT / (name + '.md')}")
+        text = make() + "\n"
+        path = OUT / f"{name}.md"
+        if check:  # change nothing: a committed table that differs from what the captures give is an error
+            if not path.is_file() or path.read_text() != text:
+                stale.append(path.name)
+        else:
+            path.write_text(text)
+            print(f"wrote {path}")
+    if stale:
+        print(f"tables.py: {len(stale)} committed table(s) differ from what the captures give (run tables.py "
+              f"--fill): {', '.join(stale)}", file=sys.stderr)
+        sys.exit(1)
     missing = sorted(set(BLOCKS.values()) - {p.stem for p in OUT.glob("*.md")})
     if missing:
         raise SystemExit(f"tables.py: BLOCKS names tables not written: {', '.join(missing)}")
