@@ -30,10 +30,14 @@ namespace fft_registers_exchange {
 
 // From common/fft: complex arithmetic and twiddles by exact phase (complex.cuh), the R-point DFT in registers
 // and the Stockham output position (dft_registers.cuh), the pass plan and where values sit (pass_plan.cuh).
+using tut::fft::butterflies;
 using tut::fft::cmul;
 using tut::fft::dft_in_registers;
 using tut::fft::input_element;
+using tut::fft::load_direct;
 using tut::fft::output_element;
+using tut::fft::store_direct;
+using tut::fft::SincospifTwiddle;
 using tut::fft::stockham_output_index;
 using tut::fft::twiddle;
 
@@ -110,23 +114,6 @@ struct BlockPlan : tut::fft::PassPlan<N, kPerThread> {
   static_assert(N >= 32 && N <= 4096 && (N & (N - 1)) == 0, "the block FFT handles N = 32..4096");
 };
 
-// One pass's arithmetic on the kPerThread values in v: kPerThread / R butterflies of radix R, butterfly
-// b being j = t + b * T (T = threads per signal); v[b R + r] holds its input r on entry, output r on exit.
-template <int N, int R, int Ns>
-__device__ __forceinline__ void butterflies(float2* v, int t) {
-  constexpr int kThreads = N / kPerThread;
-#pragma unroll
-  for (int b = 0; b < kPerThread / R; ++b) {
-    const int j = t + b * kThreads;
-    if (Ns > 1) {
-      const int k = j % Ns;
-#pragma unroll
-      for (int r = 1; r < R; ++r) v[b * R + r] = cmul(v[b * R + r], twiddle(r * k, Ns * R));
-    }
-    dft_in_registers<R>(v + b * R);
-  }
-}
-
 // The exchange between pass `pass` (its outputs in v) and pass + 1 (its inputs into v), through `buf`.
 //
 // Plain exchange (kHalfExchange = false): buf holds N values. Every thread writes, barrier, every thread
@@ -182,12 +169,12 @@ __device__ __forceinline__ void exchange(float2* v, float2* buf, int t) {
 template <int N, bool kHalfExchange>
 __device__ __forceinline__ void block_fft(float2 (&v)[kPerThread], float2* buf, int t) {
   using Plan = BlockPlan<N>;
-  butterflies<N, Plan::radix(0), Plan::stride(0)>(v, t);
+  butterflies<Plan, 0, SincospifTwiddle>(v, t);  // common/fft/pass_plan.cuh, twiddles by sincospif
   exchange<N, kHalfExchange, 0>(v, buf, t);
-  butterflies<N, Plan::radix(1), Plan::stride(1)>(v, t);
+  butterflies<Plan, 1, SincospifTwiddle>(v, t);
   if constexpr (Plan::kPasses == 3) {
     exchange<N, kHalfExchange, 1>(v, buf, t);
-    butterflies<N, Plan::radix(2), Plan::stride(2)>(v, t);
+    butterflies<Plan, 2, SincospifTwiddle>(v, t);
   }
 }
 
@@ -213,16 +200,10 @@ __global__ void __launch_bounds__(BlockShape<N>::kThreads) fft_block_kernel(cons
   const int s = threadIdx.x / T, t = threadIdx.x % T;
   const long long signal = static_cast<long long>(blockIdx.x) * BlockShape<N>::kSignals + s;
   const bool active = signal < batch;
-  const float2* src = in + signal * N;
-  float2* dst = out + signal * N;
   float2 v[kPerThread];
-#pragma unroll
-  for (int i = 0; i < kPerThread; ++i) v[i] = active ? src[input_element<Plan>(t, i)] : make_float2(0.f, 0.f);
+  load_direct<Plan>(v, in + signal * N, active, t);
   block_fft<N, kHalfExchange>(v, buf + s * kBuffer, t);
-  if (active) {
-#pragma unroll
-    for (int i = 0; i < kPerThread; ++i) dst[output_element<Plan>(t, i)] = v[i];
-  }
+  store_direct<Plan>(v, out + signal * N, active, t);
 }
 
 // ---- Regime 3: N >= 8192, four-step FFT through global memory -------------------------------------------

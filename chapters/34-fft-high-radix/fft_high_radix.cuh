@@ -30,11 +30,14 @@ namespace fft_high_radix {
 
 // From common/fft: complex arithmetic and twiddles by exact phase (complex.cuh), the R-point DFT in registers
 // and the Stockham output position (dft_registers.cuh), the pass plan and where values sit (pass_plan.cuh).
+using tut::fft::butterflies;
 using tut::fft::cmul;
 using tut::fft::dft_in_registers;
 using tut::fft::ilog2;
 using tut::fft::input_element;
+using tut::fft::load_direct;
 using tut::fft::output_element;
+using tut::fft::store_direct;
 using tut::fft::stockham_output_index;
 using tut::fft::twiddle;
 
@@ -46,16 +49,19 @@ using tut::fft::twiddle;
 // spill (ptxas hits 255 registers at N = 2048); newer architectures inline it without spilling.
 __device__ __noinline__ float2 twiddle_call(int m, int n) { return twiddle(m, n); }
 
-// exp(-2 pi i m / n) for m < n <= 4096: from the table, or (kTable = false) by sincospif as in chapter 33.
+// exp(-2 pi i m / n) for m < n <= 4096, the Twiddle of common/fft/pass_plan.cuh's butterflies: from the
+// table, or (kTable = false) by sincospif as in chapter 33.
 template <bool kTable>
-__device__ __forceinline__ float2 block_twiddle(int m, int n) {
-  if (kTable) return tut::fft::table_twiddle(m, n);
+struct BlockTwiddle {
+  static __device__ __forceinline__ float2 at(int m, int n) {
+    if (kTable) return tut::fft::table_twiddle(m, n);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-  return twiddle_call(m, n);
+    return twiddle_call(m, n);
 #else
-  return twiddle(m, n);
+    return twiddle(m, n);
 #endif
-}
+  }
+};
 
 // ---- Regime 1: N = 8, 16, 32, one thread per signal ---------------------------------------------------
 // 256 signals per block for N <= 16 (the article's block size), 128 for N = 32 (so the tile stays 32 KB).
@@ -107,23 +113,6 @@ struct BlockPlan : tut::fft::PassPlan<N, 1 << ((ilog2(N) + 1) / 2)> {
   static_assert(tut::fft::PassPlan<N, 1 << ((ilog2(N) + 1) / 2)>::kPasses == 2, "two passes");
 };
 
-// One pass's arithmetic on the E values in v: E / R butterflies of radix R, butterfly b being
-// j = t + b * T; v[b R + r] holds its input r on entry, output r on exit.
-template <int N, int R, int Ns, bool kTable>
-__device__ __forceinline__ void butterflies(float2* v, int t) {
-  constexpr int E = BlockPlan<N>::kPerThread, T = BlockPlan<N>::kThreads;
-#pragma unroll
-  for (int b = 0; b < E / R; ++b) {
-    const int j = t + b * T;
-    if (Ns > 1) {
-      const int k = j % Ns;
-#pragma unroll
-      for (int r = 1; r < R; ++r) v[b * R + r] = cmul(v[b * R + r], block_twiddle<kTable>(r * k, Ns * R));
-    }
-    dft_in_registers<R>(v + b * R);
-  }
-}
-
 // The exchange between the two passes through `buf` (N values): every thread writes its E outputs of
 // pass 0, barrier, every thread reads its inputs of pass 1, barrier (the buffer may be reused).
 template <int N>
@@ -146,9 +135,9 @@ __device__ __forceinline__ void exchange(float2* v, float2* buf, int t) {
 template <int N, bool kTable>
 __device__ __forceinline__ void block_fft(float2 (&v)[BlockPlan<N>::kPerThread], float2* buf, int t) {
   using Plan = BlockPlan<N>;
-  butterflies<N, Plan::radix(0), Plan::stride(0), kTable>(v, t);
+  butterflies<Plan, 0, BlockTwiddle<kTable>>(v, t);
   exchange<N>(v, buf, t);
-  butterflies<N, Plan::radix(1), Plan::stride(1), kTable>(v, t);
+  butterflies<Plan, 1, BlockTwiddle<kTable>>(v, t);
 }
 
 // Several signals per block, as in chapters 32 and 33: S = max(1, 128 / T) signals of T = N / E threads each,
@@ -175,16 +164,10 @@ __global__ void __launch_bounds__(BlockShape<N>::kThreads) fft_block_kernel(cons
   const int s = threadIdx.x / T, t = threadIdx.x % T;
   const long long signal = static_cast<long long>(blockIdx.x) * BlockShape<N>::kSignals + s;
   const bool active = signal < batch;
-  const float2* src = in + signal * N;
-  float2* dst = out + signal * N;
   float2 v[E];
-#pragma unroll
-  for (int i = 0; i < E; ++i) v[i] = active ? src[input_element<Plan>(t, i)] : make_float2(0.f, 0.f);
+  load_direct<Plan>(v, in + signal * N, active, t);
   block_fft<N, kTable>(v, buf + s * N, t);
-  if (active) {
-#pragma unroll
-    for (int i = 0; i < E; ++i) dst[output_element<Plan>(t, i)] = v[i];
-  }
+  store_direct<Plan>(v, out + signal * N, active, t);
 }
 
 // ---- Regime 3: N >= 8192, four-step FFT through global memory -------------------------------------------

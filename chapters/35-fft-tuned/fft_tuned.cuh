@@ -32,23 +32,29 @@ namespace fft_tuned {
 
 // From common/fft: complex arithmetic and twiddles by exact phase (complex.cuh), the R-point DFT in registers
 // and the Stockham output position (dft_registers.cuh), the pass plan and where values sit (pass_plan.cuh).
+using tut::fft::butterflies;
 using tut::fft::cmul;
 using tut::fft::dft_in_registers;
 using tut::fft::ilog2;
 using tut::fft::input_element;
+using tut::fft::load_direct;
 using tut::fft::output_element;
+using tut::fft::store_direct;
 using tut::fft::stockham_output_index;
 using tut::fft::twiddle;
 
 // In-block twiddles may come from the table of common/fft/twiddle_table.cuh: W_4096^m rounded once from
 // double, filled once per device by the variant's setup (setup_twiddle_table), read with one L1 hit where
 // sincospif costs some 20 instructions.
-// exp(-2 pi i m / n) for m < n <= 4096: from the table, or (kTable = false) by sincospif as in chapter 33.
+// exp(-2 pi i m / n) for m < n <= 4096, the Twiddle of common/fft/pass_plan.cuh's butterflies: from the
+// table, or (kTable = false) by sincospif as in chapter 33.
 template <bool kTable>
-__device__ __forceinline__ float2 block_twiddle(int m, int n) {
-  if (kTable) return tut::fft::table_twiddle(m, n);
-  return twiddle(m, n);
-}
+struct BlockTwiddle {
+  static __device__ __forceinline__ float2 at(int m, int n) {
+    if (kTable) return tut::fft::table_twiddle(m, n);
+    return twiddle(m, n);
+  }
+};
 
 // ---- Padding ------------------------------------------------------------------------------------------------
 // A 64-bit shared-memory access is served per half-warp: conflict-free when its 16 threads touch 16 different
@@ -163,23 +169,6 @@ struct ShapePlan {
   static constexpr int kBlockThreads = kSignals * Plan::kThreads;
 };
 
-// One pass's arithmetic on the E values in v: E / R butterflies of radix R, butterfly b being
-// j = t + b * T; v[b R + r] holds its input r on entry, output r on exit.
-template <class Plan, int R, int Ns, bool kTable>
-__device__ __forceinline__ void butterflies(float2* v, int t) {
-  constexpr int E = Plan::kPerThread, T = Plan::kThreads;
-#pragma unroll
-  for (int b = 0; b < E / R; ++b) {
-    const int j = t + b * T;
-    if (Ns > 1) {
-      const int k = j % Ns;
-#pragma unroll
-      for (int r = 1; r < R; ++r) v[b * R + r] = cmul(v[b * R + r], block_twiddle<kTable>(r * k, Ns * R));
-    }
-    dft_in_registers<R>(v + b * R);
-  }
-}
-
 // The exchange between pass kPass (outputs in v) and kPass + 1 (inputs into v) through this signal's padded
 // `buf`: every thread writes, barrier, every thread reads, barrier (the buffer is reused).
 template <class Plan, int kPass>
@@ -202,16 +191,16 @@ __device__ __forceinline__ void exchange(float2* v, float2* buf, int t) {
 // on return. Every thread of the block must call it (it has barriers).
 template <class Plan, bool kTable>
 __device__ __forceinline__ void block_fft(float2 (&v)[Plan::kPerThread], float2* buf, int t) {
-  butterflies<Plan, Plan::radix(0), Plan::stride(0), kTable>(v, t);
+  butterflies<Plan, 0, BlockTwiddle<kTable>>(v, t);
   exchange<Plan, 0>(v, buf, t);
-  butterflies<Plan, Plan::radix(1), Plan::stride(1), kTable>(v, t);
+  butterflies<Plan, 1, BlockTwiddle<kTable>>(v, t);
   if constexpr (Plan::kPasses >= 3) {
     exchange<Plan, 1>(v, buf, t);
-    butterflies<Plan, Plan::radix(2), Plan::stride(2), kTable>(v, t);
+    butterflies<Plan, 2, BlockTwiddle<kTable>>(v, t);
   }
   if constexpr (Plan::kPasses >= 4) {
     exchange<Plan, 2>(v, buf, t);
-    butterflies<Plan, Plan::radix(3), Plan::stride(3), kTable>(v, t);
+    butterflies<Plan, 3, BlockTwiddle<kTable>>(v, t);
   }
   static_assert(Plan::kPasses <= 4, "at most four passes");
 }
@@ -229,16 +218,10 @@ __global__ void __launch_bounds__(ShapePlan<N, S>::kBlockThreads, S::kMinBlocksP
   const int s = threadIdx.x / T, t = threadIdx.x % T;
   const long long signal = static_cast<long long>(blockIdx.x) * SP::kSignals + s;
   const bool active = signal < batch;
-  const float2* src = in + signal * N;
-  float2* dst = out + signal * N;
   float2 v[E];
-#pragma unroll
-  for (int i = 0; i < E; ++i) v[i] = active ? src[input_element<Plan>(t, i)] : make_float2(0.f, 0.f);
+  load_direct<Plan>(v, in + signal * N, active, t);
   block_fft<Plan, kTable>(v, buf + s * Plan::kPaddedLength, t);
-  if (active) {
-#pragma unroll
-    for (int i = 0; i < E; ++i) dst[output_element<Plan>(t, i)] = v[i];
-  }
+  store_direct<Plan>(v, out + signal * N, active, t);
 }
 
 // ---- Regime 3: N >= 8192, four-step FFT through global memory (chapter 34's, E = 16, padded) ------------

@@ -70,21 +70,7 @@ struct LaunchPlan {
 };
 
 // ---- Global memory <-> registers ----------------------------------------------------------------------------
-// Direct: v[i] = x[t + i T]. 32 consecutive threads read 32 consecutive complex values: 256 bytes, whole sectors.
-template <class Plan>
-__device__ __forceinline__ void load_direct(float2 (&v)[Plan::kPerThread], const float2* src, bool active, int t) {
-#pragma unroll
-  for (int i = 0; i < Plan::kPerThread; ++i)
-    v[i] = active ? src[fft_tuned::input_element<Plan>(t, i)] : make_float2(0.f, 0.f);
-}
-
-template <class Plan>
-__device__ __forceinline__ void store_direct(const float2 (&v)[Plan::kPerThread], float2* dst, bool active, int t) {
-  if (!active) return;
-#pragma unroll
-  for (int i = 0; i < Plan::kPerThread; ++i) dst[fft_tuned::output_element<Plan>(t, i)] = v[i];
-}
-
+// Direct: v[i] = x[t + i T], common/fft/pass_plan.cuh's load_direct and store_direct (as chapter 35 does).
 // Staged: 16-byte accesses (two complex values, elements 2m and 2m + 1) between global memory and the padded
 // buffer, then the buffer <-> registers. Costs one more pass through shared memory and a barrier each way. The
 // two values of a pair never straddle a pad (E is even), but the padding breaks 16-byte alignment in shared
@@ -145,10 +131,10 @@ __global__ void __maxnreg__((LaunchPlan<N, S>::kMaxRegisters))
   float2* buf = shared + s * Plan::kPaddedLength;
   float2 v[Plan::kPerThread];
   if constexpr (kStagedIo) load_staged<Plan>(v, src, buf, active, t);
-  else load_direct<Plan>(v, src, active, t);
+  else tut::fft::load_direct<Plan>(v, src, active, t);
   fft_tuned::block_fft<Plan, false>(v, buf, t);
   if constexpr (kStagedIo) store_staged<Plan>(v, dst, buf, active, t);
-  else store_direct<Plan>(v, dst, active, t);
+  else tut::fft::store_direct<Plan>(v, dst, active, t);
 }
 
 // ---- Host side --------------------------------------------------------------------------------------------------
