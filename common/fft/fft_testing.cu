@@ -115,6 +115,14 @@ std::vector<long long> test_batches(int log2n) {
   return b;
 }
 
+std::vector<long long> variant_batches(int log2n) {
+  const long long n = 1ll << log2n;
+  std::vector<long long> b = {1, 3};
+  if (!tut::testing::under_sanitizer() || 133 * n <= (1ll << 16)) b.push_back(133);
+  if (!tut::testing::under_sanitizer()) b.push_back(std::max(1ll, (1ll << 18) / n) + 1);
+  return b;
+}
+
 namespace {
 
 // Seeded random signals, their CPU double transform and cuFFT's worst error on them: made once per length and

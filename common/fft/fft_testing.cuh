@@ -29,6 +29,11 @@ std::vector<int> test_log2_lengths(const FftVariant& v);
 // The batch counts tested at one length: 1, 3, 133 and about 2^22 / N (fewer for long N and under a sanitizer).
 std::vector<long long> test_batches(int log2n);
 
+// The batch counts for an on-demand variant a chapter checks beside its stage: 1, 3, 133 (a partial last block)
+// and about 2^18 / N (odd), fewer than the stage's ~2^22 elements to keep the suite quick; under a sanitizer
+// 1, 3 and 133 if within its 2^16 elements.
+std::vector<long long> variant_batches(int log2n);
+
 // Runs `v` on seeded random signals and CHECKs every signal against the CPU double FFT, every element written
 // and finite, and the input untouched.
 void check_random(const FftVariant& v, int log2n, long long batch);
