@@ -5,13 +5,11 @@
 #include "main.cu"
 
 #include <algorithm>
-#include <complex>
 #include <cstring>
 #include <vector>
 
 #include "device.cuh"
 #include "device_buffer.cuh"
-#include "fft_reference.hpp"
 #include "fft_testing.cuh"
 
 TUT_FFT_CHAPTER_TESTS(chapter_spec(), {registers_exchange_variants().front()})
@@ -62,15 +60,7 @@ TEST_CASE("33: the pre-arranged kernel transforms pre-arranged signals (N = 8, 1
       std::vector<float2> got(count);
       for (long long s = 0; s < batch; ++s)
         for (int r = 0; r < n; ++r) got[s * n + r] = got_arranged[prearranged_index(batch, n, s, r)];
-      std::vector<std::complex<double>> wide(count), want(count);
-      for (std::size_t i = 0; i < count; ++i) wide[i] = {x[i].x, x[i].y};
-      tut::fft::cpu_fft_batch(wide.data(), want.data(), log2n, static_cast<std::size_t>(batch));
-      const double tol = tut::fft::fft_tolerance(log2n, 0.0);
-      double worst = 0.0;
-      for (long long s = 0; s < batch; ++s)
-        worst = std::max(worst, tut::fft::relative_l2_error(want.data() + s * n, &got[s * n].x, n));
-      INFO("N = " << n << ", batch " << batch);
-      CHECK_MESSAGE(worst <= tol, "worst relative L2 error " << worst << " > tolerance " << tol);
+      tut::fft::testing::check_output(pre, log2n, batch, x, got, "pre-arranged signals");
     }
   }
 }

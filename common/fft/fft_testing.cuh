@@ -38,6 +38,12 @@ std::vector<long long> variant_batches(int log2n);
 // and finite, and the input untouched.
 void check_random(const FftVariant& v, int log2n, long long batch);
 
+// For a test that runs `v` its own way (another layout, an offset buffer): CHECKs `got`, the batch signals of
+// 2^log2n it read back from a poisoned output, against the CPU double FFT of `input`: every element written,
+// every signal within fft_tolerance(log2n, 0). `what` names the case in the message.
+void check_output(const FftVariant& v, int log2n, long long batch, const std::vector<float2>& input,
+                  const std::vector<float2>& got, const char* what);
+
 // Impulses, single tones and constants with their exact transforms.
 void check_known_transforms(const FftVariant& v, int log2n);
 
