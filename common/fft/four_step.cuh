@@ -17,7 +17,7 @@
 //   template <int N> static int buffer_length() values of buf that run<N> needs (constexpr)
 //   template <int N> static int column_stride() distance between two columns of a column tile, >= that
 //   static int slot(int element)                where a signal's element sits in buf (__device__)
-//   static constexpr int kMinColumnLog2n        the shortest column FFT (its block FFT's shortest N)
+//   static constexpr int kMinColumnLog2n        log2 of the shortest column FFT N1 the chapter runs
 // UnpaddedBuffers supplies the buffer members for a block FFT whose buffer is the plain signal.
 #pragma once
 

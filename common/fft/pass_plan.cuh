@@ -24,6 +24,12 @@ struct PassPlan {
   __host__ __device__ static constexpr int radix(int pass) { return pass + 1 < kPasses ? E : kLastRadix; }
   __host__ __device__ static constexpr int stride(int pass) { return 1 << (ilog2(E) * pass); }
 };
+static_assert(PassPlan<2048, 16>::kPasses == 3 && PassPlan<2048, 16>::radix(1) == 16 &&
+                  PassPlan<2048, 16>::radix(2) == 8 && PassPlan<2048, 16>::stride(2) == 256,
+              "2048 = 16 x 16 x 8");
+static_assert(PassPlan<64, 8>::kPasses == 2 && PassPlan<64, 8>::kLastRadix == 8 && PassPlan<64, 8>::kThreads == 8,
+              "64 = 8 x 8");
+static_assert(PassPlan<16384, 32>::kPasses == 3 && PassPlan<16384, 32>::kLastRadix == 16, "16384 = 32 x 32 x 16");
 
 // Which element of the signal v[i] holds, for thread t: before the FFT (pass 0 is radix E, butterfly t reads
 // elements t + i T: consecutive threads, consecutive elements) and after it (the last pass, Ns R = N, writes
