@@ -31,7 +31,8 @@
 namespace fft_tuned {
 
 // From common/fft: complex arithmetic and twiddles by exact phase (complex.cuh), the R-point DFT in registers
-// and the Stockham output position (dft_registers.cuh), the pass plan and where values sit (pass_plan.cuh).
+// and the Stockham output position (dft_registers.cuh), the pass plan, one pass's butterflies and where
+// values sit (pass_plan.cuh).
 using tut::fft::butterflies;
 using tut::fft::cmul;
 using tut::fft::dft_in_registers;
