@@ -28,19 +28,15 @@
 
 namespace fft_registers_exchange {
 
-// From common/fft: complex arithmetic and twiddles by exact phase (complex.cuh), the R-point DFT in registers
-// and the Stockham output position (dft_registers.cuh), the pass plan, one pass's butterflies and where
-// values sit (pass_plan.cuh).
+// From common/fft: the R-point DFT in registers and the Stockham output position (dft_registers.cuh), the pass
+// plan, one pass's butterflies (here with twiddles by sincospif on the exact phase) and where values sit
+// (pass_plan.cuh).
 using tut::fft::butterflies;
-using tut::fft::cmul;
 using tut::fft::dft_in_registers;
-using tut::fft::input_element;
 using tut::fft::load_direct;
-using tut::fft::output_element;
 using tut::fft::store_direct;
 using tut::fft::SincospifTwiddle;
 using tut::fft::stockham_output_index;
-using tut::fft::twiddle;
 
 // ---- Regime 1: N = 8 or 16, one thread per signal ------------------------------------------------------
 constexpr int kPerThreadBlock = 256;  // the article's block size for N = 16

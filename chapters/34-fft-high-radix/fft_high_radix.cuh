@@ -32,12 +32,9 @@ namespace fft_high_radix {
 // and the Stockham output position (dft_registers.cuh), the pass plan, one pass's butterflies and where
 // values sit (pass_plan.cuh).
 using tut::fft::butterflies;
-using tut::fft::cmul;
 using tut::fft::dft_in_registers;
 using tut::fft::ilog2;
-using tut::fft::input_element;
 using tut::fft::load_direct;
-using tut::fft::output_element;
 using tut::fft::store_direct;
 using tut::fft::stockham_output_index;
 using tut::fft::twiddle;

@@ -34,10 +34,9 @@ namespace fft_tuned {
 // and the Stockham output position (dft_registers.cuh), the pass plan, one pass's butterflies and where
 // values sit (pass_plan.cuh).
 using tut::fft::butterflies;
-using tut::fft::cmul;
 using tut::fft::dft_in_registers;
 using tut::fft::ilog2;
-using tut::fft::input_element;
+using tut::fft::input_element;  // input_element, output_element: also fft_tuned:: names for chapters 36-38
 using tut::fft::load_direct;
 using tut::fft::output_element;
 using tut::fft::store_direct;
