@@ -8,9 +8,9 @@
 //                  (the last one of radix N / 16^k), values exchanged through shared memory between passes;
 //                  a block holds 2048 / N signals (at least one): fft_block_kernel<N, kHalfExchange>
 //                  (N = 2048: one signal, 128 threads, radix 16 x 16 x 8)
-//   N >= 8192      four-step FFT, N = N1 x N2, two kernels through a global-memory workspace:
-//                  fft_columns_kernel  FFTs of length N1 down the columns, times the twiddles W_N^(j2 k1)
-//                  fft_rows_kernel     FFTs of length N2 along the rows, written transposed
+//   N >= 8192      four-step FFT, N = N1 x N2, two kernels through a global-memory workspace, running
+//                  block_fft on the columns and the rows (common/fft/four_step.cuh: fft_columns_kernel,
+//                  fft_rows_kernel); N1 = 32..256, N2 = 256..4096
 //
 // Every FFT pass here is a Stockham autosort pass: see tut::fft::stockham_output_index in
 // common/fft/dft_registers.cuh for where a pass of radix R reads and writes.
@@ -23,16 +23,20 @@
 #include "cuda_check.cuh"
 #include "dft_registers.cuh"
 #include "dispatch.hpp"
+#include "four_step.cuh"
+#include "pass_plan.cuh"
 
 namespace fft_registers_exchange {
 
-// From common/fft: complex arithmetic and twiddles by exact phase (complex.cuh), the R-point DFT in registers
-// and the Stockham output position (dft_registers.cuh).
-using tut::fft::cmul;
+// From common/fft: the R-point DFT in registers and the Stockham output position (dft_registers.cuh), the pass
+// plan, one pass's butterflies (here with twiddles by sincospif on the exact phase) and where values sit
+// (pass_plan.cuh).
+using tut::fft::butterflies;
 using tut::fft::dft_in_registers;
-using tut::fft::ilog2;
+using tut::fft::load_direct;
+using tut::fft::store_direct;
+using tut::fft::SincospifTwiddle;
 using tut::fft::stockham_output_index;
-using tut::fft::twiddle;
 
 // ---- Regime 1: N = 8 or 16, one thread per signal ------------------------------------------------------
 constexpr int kPerThreadBlock = 256;  // the article's block size for N = 16
@@ -99,34 +103,13 @@ __global__ void __launch_bounds__(kPerThreadBlock) fft_per_thread_prearranged_ke
 // ---- Regime 2: N = 32..4096, N / 16 threads per signal, exchanges through shared memory --------------------
 constexpr int kPerThread = 16;  // complex values each thread holds in registers (the article's 16)
 
-// The passes for N: radix 16 while 16 divides what is left, then one pass of the remaining radix (2, 4 or
-// 8). N = 2048: 16 x 16 x 8, N = 4096: 16 x 16 x 16, N = 1024: 16 x 16 x 4, N = 64: 16 x 4.
+// The passes for N (common/fft/pass_plan.cuh): radix 16 while 16 divides what is left, then one pass of the
+// remaining radix (2, 4 or 8). N = 2048: 16 x 16 x 8, N = 4096: 16 x 16 x 16, N = 1024: 16 x 16 x 4,
+// N = 64: 16 x 4. kThreads = N / 16 threads per signal; 2 passes for N <= 256, 3 up to 4096.
 template <int N>
-struct BlockPlan {
+struct BlockPlan : tut::fft::PassPlan<N, kPerThread> {
   static_assert(N >= 32 && N <= 4096 && (N & (N - 1)) == 0, "the block FFT handles N = 32..4096");
-  static constexpr int kThreads = N / kPerThread;          // threads per signal
-  static constexpr int kPasses = (ilog2(N) + 3) / 4;       // 2 for N <= 256, 3 up to 4096
-  static constexpr int kLastRadix = N >> (4 * (kPasses - 1));
-  __host__ __device__ static constexpr int radix(int pass) { return pass + 1 < kPasses ? 16 : kLastRadix; }
-  __host__ __device__ static constexpr int stride(int pass) { return 1 << (4 * pass); }  // Ns: product of the earlier radices
 };
-
-// One pass's arithmetic on the kPerThread values in v: kPerThread / R butterflies of radix R, butterfly
-// b being j = t + b * T (T = threads per signal); v[b R + r] holds its input r on entry, output r on exit.
-template <int N, int R, int Ns>
-__device__ __forceinline__ void butterflies(float2* v, int t) {
-  constexpr int kThreads = N / kPerThread;
-#pragma unroll
-  for (int b = 0; b < kPerThread / R; ++b) {
-    const int j = t + b * kThreads;
-    if (Ns > 1) {
-      const int k = j % Ns;
-#pragma unroll
-      for (int r = 1; r < R; ++r) v[b * R + r] = cmul(v[b * R + r], twiddle(r * k, Ns * R));
-    }
-    dft_in_registers<R>(v + b * R);
-  }
-}
 
 // The exchange between pass `pass` (its outputs in v) and pass + 1 (its inputs into v), through `buf`.
 //
@@ -177,31 +160,18 @@ __device__ __forceinline__ void exchange(float2* v, float2* buf, int t) {
   }
 }
 
-// Which element of the signal v[i] holds, for thread t: before the FFT (pass 0 is radix 16, butterfly t
-// reads elements t + i T: consecutive threads, consecutive elements) and after it (the last pass, Ns R = N,
-// writes output r of butterfly j to j + r N/R: consecutive again).
-template <int N>
-__device__ __forceinline__ int input_element(int t, int i) {
-  return t + i * BlockPlan<N>::kThreads;
-}
-template <int N>
-__device__ __forceinline__ int output_element(int t, int i) {
-  constexpr int Rl = BlockPlan<N>::kLastRadix;
-  return t + (i / Rl) * BlockPlan<N>::kThreads + (i % Rl) * (N / Rl);
-}
-
 // The N-point FFT of one signal by its T = N / 16 threads t = 0..T-1. On entry v[i] holds element
-// input_element(t, i), on return output element output_element(t, i). In between, values cross threads
-// only through `buf` (N values, or N / 2 with the half exchange), which is free again on return.
+// input_element<BlockPlan<N>>(t, i), on return output element output_element<BlockPlan<N>>(t, i). In between,
+// values cross threads only through `buf` (N values, or N / 2 with the half exchange), free again on return.
 template <int N, bool kHalfExchange>
 __device__ __forceinline__ void block_fft(float2 (&v)[kPerThread], float2* buf, int t) {
   using Plan = BlockPlan<N>;
-  butterflies<N, Plan::radix(0), Plan::stride(0)>(v, t);
+  butterflies<Plan, 0, SincospifTwiddle>(v, t);  // common/fft/pass_plan.cuh, twiddles by sincospif
   exchange<N, kHalfExchange, 0>(v, buf, t);
-  butterflies<N, Plan::radix(1), Plan::stride(1)>(v, t);
+  butterflies<Plan, 1, SincospifTwiddle>(v, t);
   if constexpr (Plan::kPasses == 3) {
     exchange<N, kHalfExchange, 1>(v, buf, t);
-    butterflies<N, Plan::radix(2), Plan::stride(2)>(v, t);
+    butterflies<Plan, 2, SincospifTwiddle>(v, t);
   }
 }
 
@@ -221,105 +191,38 @@ template <int N, bool kHalfExchange>
 __global__ void __launch_bounds__(BlockShape<N>::kThreads) fft_block_kernel(const float2* __restrict__ in,
                                                                            float2* __restrict__ out,
                                                                            long long batch) {
-  constexpr int T = BlockPlan<N>::kThreads, kBuffer = kHalfExchange ? N / 2 : N;
+  using Plan = BlockPlan<N>;
+  constexpr int T = Plan::kThreads, kBuffer = kHalfExchange ? N / 2 : N;
   __shared__ float2 buf[BlockShape<N>::kSignals * kBuffer];
   const int s = threadIdx.x / T, t = threadIdx.x % T;
   const long long signal = static_cast<long long>(blockIdx.x) * BlockShape<N>::kSignals + s;
   const bool active = signal < batch;
-  const float2* src = in + signal * N;
-  float2* dst = out + signal * N;
   float2 v[kPerThread];
-#pragma unroll
-  for (int i = 0; i < kPerThread; ++i) v[i] = active ? src[input_element<N>(t, i)] : make_float2(0.f, 0.f);
+  load_direct<Plan>(v, in + signal * N, active, t);
   block_fft<N, kHalfExchange>(v, buf + s * kBuffer, t);
-  if (active) {
-#pragma unroll
-    for (int i = 0; i < kPerThread; ++i) dst[output_element<N>(t, i)] = v[i];
-  }
+  store_direct<Plan>(v, out + signal * N, active, t);
 }
 
 // ---- Regime 3: N >= 8192, four-step FFT through global memory -------------------------------------------
-// Index the signal as a matrix of N1 rows and N2 columns, x[j1 N2 + j2]. Then, with k = k1 + N1 k2,
-//   X[k1 + N1 k2] = sum_j2 W_N2^(j2 k2) [ W_N^(j2 k1) sum_j1 W_N1^(j1 k1) x[j1 N2 + j2] ]
-// Step 1 (fft_columns_kernel): an N1-point FFT down every column j2, times W_N^(j2 k1), stored in place of
-// the column in the workspace: y[k1 N2 + j2]. Step 2 (fft_rows_kernel): an N2-point FFT along every row k1
-// of y, its output k2 stored at k1 + N1 k2. N1 = max(32, N / 4096), N2 = N / N1: N1 = 32..256,
-// N2 = 256..4096, so N <= 2^20.
-constexpr int kMaxColumnLength = 256;
-constexpr int kColumnTileThreads = 256;  // threads of a column block: C columns x N1/16 threads each
-
-template <int N1>
-struct ColumnTile {
-  static constexpr int kThreadsPerColumn = N1 / kPerThread;
-  static constexpr int kColumns = kColumnTileThreads / kThreadsPerColumn;  // C: 16 (N1 = 256) to 128 (N1 = 32)
+// common/fft/four_step.cuh's column and row kernels, running block_fft with the plain exchange (N values of
+// buffer) on N1 = max(32, N / 4096) columns and N2 = N / N1 rows: N1 = 32..256, N2 = 256..4096, so N <= 2^20.
+struct FourStepFft : tut::fft::UnpaddedBuffers {
+  template <int N>
+  using Plan = BlockPlan<N>;
+  static constexpr int kMinColumnLog2n = 5;
+  template <int N>
+  static __device__ __forceinline__ void run(float2 (&v)[kPerThread], float2* buf, int t) {
+    block_fft<N, false>(v, buf, t);
+  }
 };
 
-// Block (column tile c0 .. c0 + C - 1 of signal s). The tile is read and written row by row, C consecutive
-// complex values per row (coalesced), and transposed through shared memory, where each column is one
-// contiguous signal for block_fft.
-template <int N1>
-__global__ void __launch_bounds__(kColumnTileThreads) fft_columns_kernel(const float2* __restrict__ in,
-                                                                        float2* __restrict__ y, int log2n) {
-  constexpr int C = ColumnTile<N1>::kColumns, T1 = ColumnTile<N1>::kThreadsPerColumn;
-  __shared__ float2 tile[C * N1];  // column c at tile[c N1 ...]
-  const int n = 1 << log2n, n2 = n / N1;
-  const int tiles_per_signal = n2 / C;
-  const long long signal = blockIdx.x / tiles_per_signal;
-  const int c0 = (blockIdx.x % tiles_per_signal) * C;
-  const float2* src = in + signal * n + c0;
-  float2* dst = y + signal * n + c0;
-  for (int e = threadIdx.x; e < C * N1; e += kColumnTileThreads) {  // row e / C, column e % C
-    tile[(e % C) * N1 + e / C] = src[static_cast<long long>(e / C) * n2 + e % C];
-  }
-  __syncthreads();
-  const int column = threadIdx.x / T1, t = threadIdx.x % T1;
-  float2* col = tile + column * N1;  // this column: the FFT's input, exchange buffer and output
-  const int j2 = c0 + column;
-  float2 v[kPerThread];
-#pragma unroll
-  for (int i = 0; i < kPerThread; ++i) v[i] = col[input_element<N1>(t, i)];
-  __syncthreads();  // every read of the tile before the first exchange writes into it
-  block_fft<N1, false>(v, col, t);
-#pragma unroll
-  for (int i = 0; i < kPerThread; ++i) {
-    const int k1 = output_element<N1>(t, i);
-    col[k1] = cmul(v[i], twiddle((j2 * k1) & (n - 1), n));  // W_N^(j2 k1)
-  }
-  __syncthreads();
-  for (int e = threadIdx.x; e < C * N1; e += kColumnTileThreads) {
-    dst[static_cast<long long>(e / C) * n2 + e % C] = tile[(e % C) * N1 + e / C];
-  }
-}
-
-// Block (row k1 of signal s): the N2-point FFT of y's row, output k2 to out[s N + k1 + N1 k2]. Those
-// stores are N1 elements apart; neighbouring blocks fill in the rest of each 32-byte sector in L2.
-template <int N2>
-__global__ void __launch_bounds__(BlockPlan<N2>::kThreads) fft_rows_kernel(const float2* __restrict__ y,
-                                                                          float2* __restrict__ out, int log2n) {
-  __shared__ float2 buf[N2];
-  const int n1 = (1 << log2n) / N2;
-  const long long signal = blockIdx.x / n1;
-  const int k1 = blockIdx.x % n1;
-  const float2* src = y + signal * (static_cast<long long>(n1) * N2) + static_cast<long long>(k1) * N2;
-  float2* dst = out + signal * (static_cast<long long>(n1) * N2) + k1;
-  const int t = threadIdx.x;
-  float2 v[kPerThread];
-#pragma unroll
-  for (int i = 0; i < kPerThread; ++i) v[i] = src[input_element<N2>(t, i)];
-  block_fft<N2, false>(v, buf, t);
-#pragma unroll
-  for (int i = 0; i < kPerThread; ++i) dst[static_cast<long long>(output_element<N2>(t, i)) * n1] = v[i];
-}
-
 // ---- Host side ---------------------------------------------------------------------------------------------
-constexpr int kMinLog2n = 3, kMaxLog2n = 20;
-constexpr int kMaxBlockLog2n = 12;  // N <= 4096 in one block
-
-inline int column_length(int log2n) { return 1 << (log2n - kMaxBlockLog2n > 5 ? log2n - kMaxBlockLog2n : 5); }
+constexpr int kMinLog2n = 3, kMaxLog2n = tut::fft::kFourStepMaxLog2n;
+constexpr int kMaxBlockLog2n = tut::fft::kFourStepMaxBlockLog2n;  // N <= 4096 in one block
 
 // Workspace: the four-step intermediate, batch N complex values (none for N <= 4096).
 inline std::size_t workspace_bytes(int log2n, long long batch) {
-  return log2n > kMaxBlockLog2n ? static_cast<std::size_t>(batch) * (std::size_t{1} << log2n) * sizeof(float2) : 0;
+  return tut::fft::four_step_workspace_bytes(log2n, batch);
 }
 
 template <int N, bool kHalf>
@@ -331,56 +234,9 @@ void launch_block(const float2* in, float2* out, long long batch, cudaStream_t s
 
 template <bool kHalf>
 void launch_signals_per_block(const float2* in, float2* out, int log2n, long long batch, cudaStream_t stream) {
-  switch (log2n) {
-    case 5: return launch_block<32, kHalf>(in, out, batch, stream);
-    case 6: return launch_block<64, kHalf>(in, out, batch, stream);
-    case 7: return launch_block<128, kHalf>(in, out, batch, stream);
-    case 8: return launch_block<256, kHalf>(in, out, batch, stream);
-    case 9: return launch_block<512, kHalf>(in, out, batch, stream);
-    case 10: return launch_block<1024, kHalf>(in, out, batch, stream);
-    case 11: return launch_block<2048, kHalf>(in, out, batch, stream);
-    case 12: return launch_block<4096, kHalf>(in, out, batch, stream);
-    default: tut::fft::throw_unsupported_length("fft_registers_exchange::launch_signals_per_block", log2n, 5, 12);
-  }
-}
-
-template <int N1>
-void launch_columns(const float2* in, float2* y, int log2n, long long batch, cudaStream_t stream) {
-  const long long n2 = (1ll << log2n) / N1;
-  const long long blocks = batch * (n2 / ColumnTile<N1>::kColumns);
-  fft_columns_kernel<N1><<<static_cast<unsigned>(blocks), kColumnTileThreads, 0, stream>>>(in, y, log2n);
-  TUT_CHECK_LAUNCH();
-}
-
-template <int N2>
-void launch_rows(const float2* y, float2* out, int log2n, long long batch, cudaStream_t stream) {
-  const long long blocks = batch * ((1ll << log2n) / N2);
-  fft_rows_kernel<N2><<<static_cast<unsigned>(blocks), BlockPlan<N2>::kThreads, 0, stream>>>(y, out, log2n);
-  TUT_CHECK_LAUNCH();
-}
-
-inline void launch_four_step(const float2* in, float2* out, int log2n, long long batch, float2* y,
-                             cudaStream_t stream) {
-  const int n1 = column_length(log2n);
-  switch (n1) {
-    case 32: launch_columns<32>(in, y, log2n, batch, stream); break;
-    case 64: launch_columns<64>(in, y, log2n, batch, stream); break;
-    case 128: launch_columns<128>(in, y, log2n, batch, stream); break;
-    case 256: launch_columns<256>(in, y, log2n, batch, stream); break;
-    default:
-      tut::fft::throw_unsupported_length("fft_registers_exchange::launch_four_step", log2n, kMaxBlockLog2n + 1,
-                                         kMaxLog2n);
-  }
-  switch (log2n - ilog2(n1)) {  // N2
-    case 8: return launch_rows<256>(y, out, log2n, batch, stream);
-    case 9: return launch_rows<512>(y, out, log2n, batch, stream);
-    case 10: return launch_rows<1024>(y, out, log2n, batch, stream);
-    case 11: return launch_rows<2048>(y, out, log2n, batch, stream);
-    case 12: return launch_rows<4096>(y, out, log2n, batch, stream);
-    default:
-      tut::fft::throw_unsupported_length("fft_registers_exchange::launch_four_step", log2n, kMaxBlockLog2n + 1,
-                                         kMaxLog2n);
-  }
+  tut::fft::dispatch_length<5, kMaxBlockLog2n>(
+      log2n, "fft_registers_exchange::launch_signals_per_block",
+      [&](auto n) { launch_block<decltype(n)::value, kHalf>(in, out, batch, stream); });
 }
 
 template <int N>
@@ -403,7 +259,8 @@ void fft(const float2* in, float2* out, int log2n, long long batch, void* worksp
   if (log2n == 3) return launch_per_thread<8>(in, out, batch, kPrearranged, stream);
   if (log2n == 4) return launch_per_thread<16>(in, out, batch, kPrearranged, stream);
   if (log2n <= kMaxBlockLog2n) return launch_signals_per_block<kHalf>(in, out, log2n, batch, stream);
-  launch_four_step(in, out, log2n, batch, static_cast<float2*>(workspace), stream);
+  tut::fft::launch_four_step<FourStepFft>(in, out, log2n, batch, static_cast<float2*>(workspace), stream,
+                                         "fft_registers_exchange::launch_four_step");
 }
 
 inline void fft_registers_exchange(const float2* in, float2* out, int log2n, long long batch, void* workspace,

@@ -3,7 +3,6 @@
 #define TUT_CHAPTER_NO_MAIN
 #include "main.cu"
 
-#include <algorithm>
 #include <vector>
 
 #include "device.cuh"
@@ -12,15 +11,7 @@
 
 TUT_FFT_CHAPTER_TESTS(chapter_spec(), {high_radix_variants().front()})
 
-// Batches for an on-demand variant: 1, 3, 133 (a partial last block) and about 2^18 elements (odd), fewer than the
-// stage's ~2^22 to keep the suite quick; under a sanitizer 1, 3 and 133 if within its 2^16 elements.
-std::vector<long long> variant_batches(int log2n) {
-  const long long n = 1ll << log2n;
-  std::vector<long long> b = {1, 3};
-  if (!tut::testing::under_sanitizer() || 133 * n <= (1ll << 16)) b.push_back(133);
-  if (!tut::testing::under_sanitizer()) b.push_back(std::max(1ll, (1ll << 18) / n) + 1);
-  return b;
-}
+using tut::fft::testing::variant_batches;  // 1, 3, 133 and about 2^18 / N (common/fft/fft_testing.cuh)
 
 TEST_CASE("34: sincospif twiddles match the CPU double FFT for N = 64..2^14") {
   tut::require_supported_gpu();

@@ -8,7 +8,8 @@
 //   N = 8, 16      one thread computes one signal in registers, 256 per block: fft_per_thread_kernel
 //   N = 32..4096   S signals per block, T = N / E threads each, passes of radix E in registers (the last one
 //                  of radix N / E^k), padded shared-memory exchanges: fft_block_kernel<N, Shape, kTable>
-//   N >= 8192      four-step FFT as in chapter 34 (E = 16, padded): fft_columns_kernel, fft_rows_kernel
+//   N >= 8192      four-step FFT as in chapter 34 (common/fft/four_step.cuh: fft_columns_kernel,
+//                  fft_rows_kernel), running this block_fft with E = 16, padded
 //
 // Every FFT pass here is a Stockham autosort pass: see tut::fft::stockham_output_index in
 // common/fft/dft_registers.cuh for where a pass of radix R reads and writes.
@@ -23,27 +24,37 @@
 #include "cuda_check.cuh"
 #include "dft_registers.cuh"
 #include "dispatch.hpp"
+#include "four_step.cuh"
+#include "pass_plan.cuh"
 #include "twiddle_table.cuh"
 
 namespace fft_tuned {
 
 // From common/fft: complex arithmetic and twiddles by exact phase (complex.cuh), the R-point DFT in registers
-// and the Stockham output position (dft_registers.cuh).
-using tut::fft::cmul;
+// and the Stockham output position (dft_registers.cuh), the pass plan, one pass's butterflies and where
+// values sit (pass_plan.cuh).
+using tut::fft::butterflies;
 using tut::fft::dft_in_registers;
 using tut::fft::ilog2;
+using tut::fft::input_element;  // input_element, output_element: also fft_tuned:: names for chapters 36-38
+using tut::fft::load_direct;
+using tut::fft::output_element;
+using tut::fft::store_direct;
 using tut::fft::stockham_output_index;
 using tut::fft::twiddle;
 
 // In-block twiddles may come from the table of common/fft/twiddle_table.cuh: W_4096^m rounded once from
 // double, filled once per device by the variant's setup (setup_twiddle_table), read with one L1 hit where
 // sincospif costs some 20 instructions.
-// exp(-2 pi i m / n) for m < n <= 4096: from the table, or (kTable = false) by sincospif as in chapter 33.
+// exp(-2 pi i m / n) for m < n <= 4096, the Twiddle of common/fft/pass_plan.cuh's butterflies: from the
+// table, or (kTable = false) by sincospif as in chapter 33.
 template <bool kTable>
-__device__ __forceinline__ float2 block_twiddle(int m, int n) {
-  if (kTable) return tut::fft::table_twiddle(m, n);
-  return twiddle(m, n);
-}
+struct BlockTwiddle {
+  static __device__ __forceinline__ float2 at(int m, int n) {
+    if (kTable) return tut::fft::table_twiddle(m, n);
+    return twiddle(m, n);
+  }
+};
 
 // ---- Padding ------------------------------------------------------------------------------------------------
 // A 64-bit shared-memory access is served per half-warp: conflict-free when its 16 threads touch 16 different
@@ -135,21 +146,20 @@ struct Shape {
   static constexpr int kMinBlocksPerSM = kMinBlocks;
 };
 
+// The passes of common/fft/pass_plan.cuh for E values per thread (radix E, then a last radix N / E^k), and the
+// length of one signal's padded buffer. N up to 16384 (chapter 36's one-block kernel: T = N / E <= 1024); the
+// static shared buffers of this chapter's kernels hold N <= 4096 (ShapePlan, the four-step's rows).
 template <int N, int E>
-struct BlockPlan {
-  static_assert(N >= 32 && N <= 4096 && (N & (N - 1)) == 0, "the block FFT handles N = 32..4096");
+struct BlockPlan : tut::fft::PassPlan<N, E> {
+  static_assert(N >= 32 && N <= 16384 && (N & (N - 1)) == 0, "the block FFT handles N = 32..16384");
   static_assert(E >= 4 && E <= 64 && E < N && (E & (E - 1)) == 0, "E = 4..64 values per thread, fewer than N");
-  static constexpr int kPerThread = E;
-  static constexpr int kThreads = N / E;                                        // T
-  static constexpr int kPasses = (ilog2(N) + ilog2(E) - 1) / ilog2(E);          // ceil(log N / log E)
-  static constexpr int kLastRadix = N >> (ilog2(E) * (kPasses - 1));            // <= E
+  static_assert(N / E <= 1024, "a signal's threads fit in one block");
   static constexpr int kPaddedLength = padded_length<N, E>();
-  __host__ __device__ static constexpr int radix(int pass) { return pass + 1 < kPasses ? E : kLastRadix; }
-  __host__ __device__ static constexpr int stride(int pass) { return 1 << (ilog2(E) * pass); }
 };
 
 template <int N, class S>
 struct ShapePlan {
+  static_assert(N <= 4096, "static shared memory: a block's buffers stay within 48 KiB");
   static constexpr int kE = S::kValuesPerThread == 0 ? 1 << ((ilog2(N) + 1) / 2)
                                                      : (S::kValuesPerThread < N / 2 ? S::kValuesPerThread : N / 2);
   using Plan = BlockPlan<N, kE>;
@@ -158,23 +168,6 @@ struct ShapePlan {
   static constexpr int kSignals = kWanted < 1 ? 1 : (kWanted < kFit ? kWanted : kFit);
   static constexpr int kBlockThreads = kSignals * Plan::kThreads;
 };
-
-// One pass's arithmetic on the E values in v: E / R butterflies of radix R, butterfly b being
-// j = t + b * T; v[b R + r] holds its input r on entry, output r on exit.
-template <class Plan, int R, int Ns, bool kTable>
-__device__ __forceinline__ void butterflies(float2* v, int t) {
-  constexpr int E = Plan::kPerThread, T = Plan::kThreads;
-#pragma unroll
-  for (int b = 0; b < E / R; ++b) {
-    const int j = t + b * T;
-    if (Ns > 1) {
-      const int k = j % Ns;
-#pragma unroll
-      for (int r = 1; r < R; ++r) v[b * R + r] = cmul(v[b * R + r], block_twiddle<kTable>(r * k, Ns * R));
-    }
-    dft_in_registers<R>(v + b * R);
-  }
-}
 
 // The exchange between pass kPass (outputs in v) and kPass + 1 (inputs into v) through this signal's padded
 // `buf`: every thread writes, barrier, every thread reads, barrier (the buffer is reused).
@@ -193,33 +186,21 @@ __device__ __forceinline__ void exchange(float2* v, float2* buf, int t) {
   __syncthreads();
 }
 
-// Which element of the signal v[i] holds, for thread t: before the FFT (pass 0, radix E: butterfly t reads
-// elements t + i T) and after it (the last pass writes output r of butterfly j to j + r N/R).
-template <class Plan>
-__device__ __forceinline__ int input_element(int t, int i) {
-  return t + i * Plan::kThreads;
-}
-template <class Plan>
-__device__ __forceinline__ int output_element(int t, int i) {
-  constexpr int Rl = Plan::kLastRadix, T = Plan::kThreads, N = Plan::kPerThread * T;
-  return t + (i / Rl) * T + (i % Rl) * (N / Rl);
-}
-
 // The N-point FFT of one signal by its T threads t = 0..T-1. On entry v[i] holds element
 // input_element(t, i), on return output element output_element(t, i). `buf` (kPaddedLength values) is free
 // on return. Every thread of the block must call it (it has barriers).
 template <class Plan, bool kTable>
 __device__ __forceinline__ void block_fft(float2 (&v)[Plan::kPerThread], float2* buf, int t) {
-  butterflies<Plan, Plan::radix(0), Plan::stride(0), kTable>(v, t);
+  butterflies<Plan, 0, BlockTwiddle<kTable>>(v, t);
   exchange<Plan, 0>(v, buf, t);
-  butterflies<Plan, Plan::radix(1), Plan::stride(1), kTable>(v, t);
+  butterflies<Plan, 1, BlockTwiddle<kTable>>(v, t);
   if constexpr (Plan::kPasses >= 3) {
     exchange<Plan, 1>(v, buf, t);
-    butterflies<Plan, Plan::radix(2), Plan::stride(2), kTable>(v, t);
+    butterflies<Plan, 2, BlockTwiddle<kTable>>(v, t);
   }
   if constexpr (Plan::kPasses >= 4) {
     exchange<Plan, 2>(v, buf, t);
-    butterflies<Plan, Plan::radix(3), Plan::stride(3), kTable>(v, t);
+    butterflies<Plan, 3, BlockTwiddle<kTable>>(v, t);
   }
   static_assert(Plan::kPasses <= 4, "at most four passes");
 }
@@ -237,101 +218,41 @@ __global__ void __launch_bounds__(ShapePlan<N, S>::kBlockThreads, S::kMinBlocksP
   const int s = threadIdx.x / T, t = threadIdx.x % T;
   const long long signal = static_cast<long long>(blockIdx.x) * SP::kSignals + s;
   const bool active = signal < batch;
-  const float2* src = in + signal * N;
-  float2* dst = out + signal * N;
   float2 v[E];
-#pragma unroll
-  for (int i = 0; i < E; ++i) v[i] = active ? src[input_element<Plan>(t, i)] : make_float2(0.f, 0.f);
+  load_direct<Plan>(v, in + signal * N, active, t);
   block_fft<Plan, kTable>(v, buf + s * Plan::kPaddedLength, t);
-  if (active) {
-#pragma unroll
-    for (int i = 0; i < E; ++i) dst[output_element<Plan>(t, i)] = v[i];
-  }
+  store_direct<Plan>(v, out + signal * N, active, t);
 }
 
 // ---- Regime 3: N >= 8192, four-step FFT through global memory (chapter 34's, E = 16, padded) ------------
-// Index the signal as a matrix of N1 rows and N2 columns, x[j1 N2 + j2]. Then, with k = k1 + N1 k2,
-//   X[k1 + N1 k2] = sum_j2 W_N2^(j2 k2) [ W_N^(j2 k1) sum_j1 W_N1^(j1 k1) x[j1 N2 + j2] ]
-// Step 1 (fft_columns_kernel): an N1-point FFT down every column j2, times W_N^(j2 k1), stored in place of
-// the column in the workspace: y[k1 N2 + j2]. Step 2 (fft_rows_kernel): an N2-point FFT along every row k1
-// of y, its output k2 stored at k1 + N1 k2. N1 = max(64, N / 4096), N2 = N / N1: N1 = 64..256,
-// N2 = 128..4096, so N <= 2^20. W_N^(j2 k1) comes from sincospif (N is beyond the table).
+// common/fft/four_step.cuh's column and row kernels, running block_fft with E = 16 on N1 = max(64, N / 4096)
+// columns and N2 = N / N1 rows (N1 = 64..256, N2 = 128..4096), in padded buffers: one slot after every 16,
+// and an odd column stride in the column tile, so that its row-wise transposes are conflict-free.
 constexpr int kFourStepE = 16;
-constexpr int kColumnTileThreads = 256;  // threads of a column block: C columns x N1/16 threads each
 
-template <int N1>
-struct ColumnTile {
-  using Plan = BlockPlan<N1, kFourStepE>;
-  static constexpr int kThreadsPerColumn = Plan::kThreads;
-  static constexpr int kColumns = kColumnTileThreads / kThreadsPerColumn;  // C: 16 (N1 = 256) to 64 (N1 = 64)
-  static constexpr int kStride = Plan::kPaddedLength + 1;  // odd: the row-wise transposes are conflict-free
+template <bool kTable>
+struct FourStepFft {
+  template <int N>
+  using Plan = BlockPlan<N, kFourStepE>;
+  static constexpr int kMinColumnLog2n = 6;
+  template <int N>
+  __host__ __device__ static constexpr int buffer_length() { return Plan<N>::kPaddedLength; }
+  template <int N>
+  __host__ __device__ static constexpr int column_stride() { return Plan<N>::kPaddedLength + 1; }
+  static __device__ __forceinline__ int slot(int element) { return padded<kFourStepE>(element); }
+  template <int N>
+  static __device__ __forceinline__ void run(float2 (&v)[kFourStepE], float2* buf, int t) {
+    block_fft<Plan<N>, kTable>(v, buf, t);
+  }
 };
 
-template <int N1, bool kTable>
-__global__ void __launch_bounds__(kColumnTileThreads) fft_columns_kernel(const float2* __restrict__ in,
-                                                                        float2* __restrict__ y, int log2n) {
-  using Tile = ColumnTile<N1>;
-  using Plan = typename Tile::Plan;
-  constexpr int C = Tile::kColumns, T1 = Tile::kThreadsPerColumn, E = kFourStepE, P = Tile::kStride;
-  __shared__ float2 tile[C * P];  // column c at tile[c P ...], padded inside
-  const int n = 1 << log2n, n2 = n / N1;
-  const int tiles_per_signal = n2 / C;
-  const long long signal = blockIdx.x / tiles_per_signal;
-  const int c0 = (blockIdx.x % tiles_per_signal) * C;
-  const float2* src = in + signal * n + c0;
-  float2* dst = y + signal * n + c0;
-  for (int e = threadIdx.x; e < C * N1; e += kColumnTileThreads) {  // row e / C, column e % C
-    tile[(e % C) * P + padded<E>(e / C)] = src[static_cast<long long>(e / C) * n2 + e % C];
-  }
-  __syncthreads();
-  const int column = threadIdx.x / T1, t = threadIdx.x % T1;
-  float2* col = tile + column * P;
-  const int j2 = c0 + column;
-  float2 v[E];
-#pragma unroll
-  for (int i = 0; i < E; ++i) v[i] = col[padded<E>(input_element<Plan>(t, i))];
-  __syncthreads();  // every read of the tile before the exchange writes into it
-  block_fft<Plan, kTable>(v, col, t);
-#pragma unroll
-  for (int i = 0; i < E; ++i) {
-    const int k1 = output_element<Plan>(t, i);
-    col[padded<E>(k1)] = cmul(v[i], twiddle((j2 * k1) & (n - 1), n));  // W_N^(j2 k1)
-  }
-  __syncthreads();
-  for (int e = threadIdx.x; e < C * N1; e += kColumnTileThreads) {
-    dst[static_cast<long long>(e / C) * n2 + e % C] = tile[(e % C) * P + padded<E>(e / C)];
-  }
-}
-
-template <int N2, bool kTable>
-__global__ void __launch_bounds__(BlockPlan<N2, kFourStepE>::kThreads) fft_rows_kernel(
-    const float2* __restrict__ y, float2* __restrict__ out, int log2n) {
-  using Plan = BlockPlan<N2, kFourStepE>;
-  constexpr int E = kFourStepE;
-  __shared__ float2 buf[Plan::kPaddedLength];
-  const int n1 = (1 << log2n) / N2;
-  const long long signal = blockIdx.x / n1;
-  const int k1 = blockIdx.x % n1;
-  const float2* src = y + signal * (static_cast<long long>(n1) * N2) + static_cast<long long>(k1) * N2;
-  float2* dst = out + signal * (static_cast<long long>(n1) * N2) + k1;
-  const int t = threadIdx.x;
-  float2 v[E];
-#pragma unroll
-  for (int i = 0; i < E; ++i) v[i] = src[input_element<Plan>(t, i)];
-  block_fft<Plan, kTable>(v, buf, t);
-#pragma unroll
-  for (int i = 0; i < E; ++i) dst[static_cast<long long>(output_element<Plan>(t, i)) * n1] = v[i];
-}
-
 // ---- Host side ---------------------------------------------------------------------------------------------
-constexpr int kMinLog2n = 3, kMaxLog2n = 20;
-constexpr int kMaxBlockLog2n = 12;  // N <= 4096 in one block
-
-inline int column_length(int log2n) { return 1 << (log2n - kMaxBlockLog2n > 6 ? log2n - kMaxBlockLog2n : 6); }
+constexpr int kMinLog2n = 3, kMaxLog2n = tut::fft::kFourStepMaxLog2n;
+constexpr int kMaxBlockLog2n = tut::fft::kFourStepMaxBlockLog2n;  // N <= 4096 in one block
 
 // Workspace: the four-step intermediate, batch N complex values (none for N <= 4096).
 inline std::size_t workspace_bytes(int log2n, long long batch) {
-  return log2n > kMaxBlockLog2n ? static_cast<std::size_t>(batch) * (std::size_t{1} << log2n) * sizeof(float2) : 0;
+  return tut::fft::four_step_workspace_bytes(log2n, batch);
 }
 
 template <int N, class S, bool kTable>
@@ -344,55 +265,9 @@ void launch_block(const float2* in, float2* out, long long batch, cudaStream_t s
 
 template <class S, bool kTable>
 void launch_signals_per_block(const float2* in, float2* out, int log2n, long long batch, cudaStream_t stream) {
-  switch (log2n) {
-    case 5: return launch_block<32, S, kTable>(in, out, batch, stream);
-    case 6: return launch_block<64, S, kTable>(in, out, batch, stream);
-    case 7: return launch_block<128, S, kTable>(in, out, batch, stream);
-    case 8: return launch_block<256, S, kTable>(in, out, batch, stream);
-    case 9: return launch_block<512, S, kTable>(in, out, batch, stream);
-    case 10: return launch_block<1024, S, kTable>(in, out, batch, stream);
-    case 11: return launch_block<2048, S, kTable>(in, out, batch, stream);
-    case 12: return launch_block<4096, S, kTable>(in, out, batch, stream);
-    default: tut::fft::throw_unsupported_length("fft_tuned::launch_signals_per_block", log2n, 5, kMaxBlockLog2n);
-  }
-}
-
-template <int N1, bool kTable>
-void launch_columns(const float2* in, float2* y, int log2n, long long batch, cudaStream_t stream) {
-  const long long n2 = (1ll << log2n) / N1;
-  const long long blocks = batch * (n2 / ColumnTile<N1>::kColumns);
-  fft_columns_kernel<N1, kTable><<<static_cast<unsigned>(blocks), kColumnTileThreads, 0, stream>>>(in, y, log2n);
-  TUT_CHECK_LAUNCH();
-}
-
-template <int N2, bool kTable>
-void launch_rows(const float2* y, float2* out, int log2n, long long batch, cudaStream_t stream) {
-  const long long blocks = batch * ((1ll << log2n) / N2);
-  fft_rows_kernel<N2, kTable>
-      <<<static_cast<unsigned>(blocks), BlockPlan<N2, kFourStepE>::kThreads, 0, stream>>>(y, out, log2n);
-  TUT_CHECK_LAUNCH();
-}
-
-template <bool kTable>
-void launch_four_step(const float2* in, float2* out, int log2n, long long batch, float2* y, cudaStream_t stream) {
-  const int n1 = column_length(log2n);
-  switch (n1) {
-    case 64: launch_columns<64, kTable>(in, y, log2n, batch, stream); break;
-    case 128: launch_columns<128, kTable>(in, y, log2n, batch, stream); break;
-    case 256: launch_columns<256, kTable>(in, y, log2n, batch, stream); break;
-    default:
-      tut::fft::throw_unsupported_length("fft_tuned::launch_four_step", log2n, kMaxBlockLog2n + 1, kMaxLog2n);
-  }
-  switch (log2n - ilog2(n1)) {  // N2
-    case 7: return launch_rows<128, kTable>(y, out, log2n, batch, stream);
-    case 8: return launch_rows<256, kTable>(y, out, log2n, batch, stream);
-    case 9: return launch_rows<512, kTable>(y, out, log2n, batch, stream);
-    case 10: return launch_rows<1024, kTable>(y, out, log2n, batch, stream);
-    case 11: return launch_rows<2048, kTable>(y, out, log2n, batch, stream);
-    case 12: return launch_rows<4096, kTable>(y, out, log2n, batch, stream);
-    default:
-      tut::fft::throw_unsupported_length("fft_tuned::launch_four_step", log2n, kMaxBlockLog2n + 1, kMaxLog2n);
-  }
+  tut::fft::dispatch_length<5, kMaxBlockLog2n>(
+      log2n, "fft_tuned::launch_signals_per_block",
+      [&](auto n) { launch_block<decltype(n)::value, S, kTable>(in, out, batch, stream); });
 }
 
 template <int N>
@@ -427,7 +302,8 @@ void fft(const float2* in, float2* out, int log2n, long long batch, void* worksp
   if (log2n == 4) return launch_per_thread<16>(in, out, batch, stream);
   if (kTable && !tut::fft::twiddle_table_filled()) tut::fft::throw_twiddle_table_missing(variant_label<S, kTable>());
   if (log2n <= kMaxBlockLog2n) return launch_signals_per_block<S, kTable>(in, out, log2n, batch, stream);
-  launch_four_step<kTable>(in, out, log2n, batch, static_cast<float2*>(workspace), stream);
+  tut::fft::launch_four_step<FourStepFft<kTable>>(in, out, log2n, batch, static_cast<float2*>(workspace), stream,
+                                                  "fft_tuned::launch_four_step");
 }
 
 // The stage, chosen by measurement per length (H200, 2026-11-23, README "Variants measured"). Up to N = 1024:

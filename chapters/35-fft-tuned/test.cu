@@ -5,27 +5,16 @@
 #define TUT_CHAPTER_NO_MAIN
 #include "main.cu"
 
-#include <algorithm>
-#include <complex>
 #include <vector>
 
 #include "device.cuh"
 #include "device_buffer.cuh"
-#include "fft_reference.hpp"
 #include "fft_testing.cuh"
 #include "launch_testing.cuh"
 
 TUT_FFT_CHAPTER_TESTS(chapter_spec(), {tuned_variants().front()})
 
-// Batches for an on-demand variant: 1, 3, 133 (a partial last block) and about 2^18 elements (odd), fewer than the
-// stage's ~2^22 to keep the suite quick; under a sanitizer 1, 3 and 133 if within its 2^16 elements.
-std::vector<long long> variant_batches(int log2n) {
-  const long long n = 1ll << log2n;
-  std::vector<long long> b = {1, 3};
-  if (!tut::testing::under_sanitizer() || 133 * n <= (1ll << 16)) b.push_back(133);
-  if (!tut::testing::under_sanitizer()) b.push_back(std::max(1ll, (1ll << 18) / n) + 1);
-  return b;
-}
+using tut::fft::testing::variant_batches;  // 1, 3, 133 and about 2^18 / N (common/fft/fft_testing.cuh)
 
 // The candidates differ from the stage only for N = 32..4096 (the block regime); there each is checked at the
 // batches above, plus the known transforms.
@@ -60,15 +49,7 @@ TEST_CASE("35: N = 8 and 16 on buffers that are not 16-byte aligned (the 8-byte 
       TUT_CUDA_CHECK(cudaDeviceSynchronize());
       std::vector<float2> got(count);
       TUT_CUDA_CHECK(cudaMemcpy(got.data(), out.data() + 1, count * sizeof(float2), cudaMemcpyDeviceToHost));
-      std::vector<std::complex<double>> wide(count), want(count);
-      for (std::size_t i = 0; i < count; ++i) wide[i] = {x[i].x, x[i].y};
-      tut::fft::cpu_fft_batch(wide.data(), want.data(), log2n, static_cast<std::size_t>(batch));
-      const double tol = tut::fft::fft_tolerance(log2n, 0.0);
-      double worst = 0.0;
-      for (long long s = 0; s < batch; ++s)
-        worst = std::max(worst, tut::fft::relative_l2_error(want.data() + s * n, &got[s * n].x, n));
-      INFO("N = " << n << ", batch " << batch);
-      CHECK_MESSAGE(worst <= tol, "worst relative L2 error " << worst << " > tolerance " << tol);
+      tut::fft::testing::check_output(stage, log2n, batch, x, got, "buffers offset by one complex value");
     }
   }
 }

@@ -27,8 +27,6 @@
 
 namespace fft_one_block_large {
 
-using fft_tuned::ilog2;
-
 constexpr int kMinLog2n = 3, kMaxLog2n = 20;              // the stage: chapter 35's range
 constexpr int kFirstLog2n = 13, kLastLog2n = 14;          // the lengths this chapter's kernel handles
 constexpr int kSharedBudget = 227 * 1024;                 // sm_90's opt-in shared memory per block
@@ -43,26 +41,16 @@ struct Shape {
   static constexpr int kMinBlocksPerSM = kMinBlocks;
 };
 
-// The pass plan of one signal, with the members chapter 35's block_fft, butterflies and exchange read. Its
-// BlockPlan is the same plan for N <= 4096 (that bound keeps its static buffers within 48 KiB; here the
-// buffer is dynamic).
-template <int N, int E>
-struct LargePlan {
-  static_assert(N == 8192 || N == 16384, "one block handles N = 8192 and 16384 here");
-  static_assert(E == 16 || E == 32, "E = 16 (4 passes) or 32 (3 passes): block_fft runs 2 to 4 passes");
-  static constexpr int kPerThread = E;
-  static constexpr int kThreads = N / E;                                 // T: 256 .. 1024
-  static constexpr int kPasses = (ilog2(N) + ilog2(E) - 1) / ilog2(E);   // 16384: 16.16.16.4 or 32.32.16
-  static constexpr int kLastRadix = N >> (ilog2(E) * (kPasses - 1));
-  static constexpr int kPaddedLength = fft_tuned::padded_length<N, E>();  // one slot of padding every E
-  __host__ __device__ static constexpr int radix(int pass) { return pass + 1 < kPasses ? E : kLastRadix; }
-  __host__ __device__ static constexpr int stride(int pass) { return 1 << (ilog2(E) * pass); }
-  static_assert(kThreads <= 1024 && kPasses >= 2 && kPasses <= 4, "a block of at most 1024 threads, 2-4 passes");
-};
-
+// The pass plan of one signal is chapter 35's BlockPlan (N up to 16384, padded buffer of kPaddedLength):
+// T = N / E = 256 .. 1024 threads, 16384 = 16.16.16.4 (E = 16) or 32.32.16 (E = 32). Its kernels' static
+// buffers stop at N = 4096; this one's buffer is dynamic.
 template <int N, class S>
 struct LaunchPlan {
-  using Plan = LargePlan<N, S::kValuesPerThread>;
+  using Plan = fft_tuned::BlockPlan<N, S::kValuesPerThread>;
+  static_assert(N == 8192 || N == 16384, "one block handles N = 8192 and 16384 here");
+  static_assert(S::kValuesPerThread == 16 || S::kValuesPerThread == 32,
+                "E = 16 (4 passes) or 32 (3 passes): block_fft runs 2 to 4 passes");
+  static_assert(Plan::kPasses >= 2 && Plan::kPasses <= 4, "block_fft runs 2 to 4 passes");
   static constexpr std::size_t kSignalBytes = Plan::kPaddedLength * sizeof(float2);
   static constexpr int kFit = static_cast<int>(kSharedBudget / kSignalBytes);  // 3 at N = 8192, 1 at 16384
   static constexpr int kWanted = S::kSignalsWanted * Plan::kThreads <= 1024 ? S::kSignalsWanted : 1024 / Plan::kThreads;
@@ -82,21 +70,7 @@ struct LaunchPlan {
 };
 
 // ---- Global memory <-> registers ----------------------------------------------------------------------------
-// Direct: v[i] = x[t + i T]. 32 consecutive threads read 32 consecutive complex values: 256 bytes, whole sectors.
-template <class Plan>
-__device__ __forceinline__ void load_direct(float2 (&v)[Plan::kPerThread], const float2* src, bool active, int t) {
-#pragma unroll
-  for (int i = 0; i < Plan::kPerThread; ++i)
-    v[i] = active ? src[fft_tuned::input_element<Plan>(t, i)] : make_float2(0.f, 0.f);
-}
-
-template <class Plan>
-__device__ __forceinline__ void store_direct(const float2 (&v)[Plan::kPerThread], float2* dst, bool active, int t) {
-  if (!active) return;
-#pragma unroll
-  for (int i = 0; i < Plan::kPerThread; ++i) dst[fft_tuned::output_element<Plan>(t, i)] = v[i];
-}
-
+// Direct: v[i] = x[t + i T], common/fft/pass_plan.cuh's load_direct and store_direct (as chapter 35 does).
 // Staged: 16-byte accesses (two complex values, elements 2m and 2m + 1) between global memory and the padded
 // buffer, then the buffer <-> registers. Costs one more pass through shared memory and a barrier each way. The
 // two values of a pair never straddle a pad (E is even), but the padding breaks 16-byte alignment in shared
@@ -157,10 +131,10 @@ __global__ void __maxnreg__((LaunchPlan<N, S>::kMaxRegisters))
   float2* buf = shared + s * Plan::kPaddedLength;
   float2 v[Plan::kPerThread];
   if constexpr (kStagedIo) load_staged<Plan>(v, src, buf, active, t);
-  else load_direct<Plan>(v, src, active, t);
+  else tut::fft::load_direct<Plan>(v, src, active, t);
   fft_tuned::block_fft<Plan, false>(v, buf, t);
   if constexpr (kStagedIo) store_staged<Plan>(v, dst, buf, active, t);
-  else store_direct<Plan>(v, dst, active, t);
+  else tut::fft::store_direct<Plan>(v, dst, active, t);
 }
 
 // ---- Host side --------------------------------------------------------------------------------------------------

@@ -115,6 +115,14 @@ std::vector<long long> test_batches(int log2n) {
   return b;
 }
 
+std::vector<long long> variant_batches(int log2n) {
+  const long long n = 1ll << log2n;
+  std::vector<long long> b = {1, 3};
+  if (!tut::testing::under_sanitizer() || 133 * n <= (1ll << 16)) b.push_back(133);
+  if (!tut::testing::under_sanitizer()) b.push_back(std::max(1ll, (1ll << 18) / n) + 1);
+  return b;
+}
+
 namespace {
 
 // Seeded random signals, their CPU double transform and cuFFT's worst error on them: made once per length and
@@ -141,6 +149,15 @@ RandomCase random_case(int log2n, long long batch) {
 void check_random(const FftVariant& v, int log2n, long long batch) {
   const RandomCase c = random_case(log2n, batch);
   check_signals(v, log2n, batch, c.want, run_poisoned(v, log2n, batch, c.input), c.cufft_worst, "random signals");
+}
+
+void check_output(const FftVariant& v, int log2n, long long batch, const std::vector<float2>& input,
+                  const std::vector<float2>& got, const char* what) {
+  REQUIRE(got.size() == input.size());
+  std::vector<std::complex<double>> want(input.size());
+  const std::vector<std::complex<double>> wide = widen(input);
+  cpu_fft_batch(wide.data(), want.data(), log2n, static_cast<std::size_t>(batch));
+  check_signals(v, log2n, batch, want, got, 0.0, what);
 }
 
 void check_known_transforms(const FftVariant& v, int log2n) {

@@ -29,9 +29,20 @@ std::vector<int> test_log2_lengths(const FftVariant& v);
 // The batch counts tested at one length: 1, 3, 133 and about 2^22 / N (fewer for long N and under a sanitizer).
 std::vector<long long> test_batches(int log2n);
 
+// The batch counts for an on-demand variant a chapter checks beside its stage: 1, 3, 133 (a partial last block)
+// and about 2^18 / N (odd), fewer than the stage's ~2^22 elements to keep the suite quick; under a sanitizer
+// 1, 3 and 133 if within its 2^16 elements.
+std::vector<long long> variant_batches(int log2n);
+
 // Runs `v` on seeded random signals and CHECKs every signal against the CPU double FFT, every element written
 // and finite, and the input untouched.
 void check_random(const FftVariant& v, int log2n, long long batch);
+
+// For a test that runs `v` its own way (another layout, an offset buffer): CHECKs `got`, the batch signals of
+// 2^log2n it read back from a poisoned output, against the CPU double FFT of `input`: every element written,
+// every signal within fft_tolerance(log2n, 0). `what` names the case in the message.
+void check_output(const FftVariant& v, int log2n, long long batch, const std::vector<float2>& input,
+                  const std::vector<float2>& got, const char* what);
 
 // Impulses, single tones and constants with their exact transforms.
 void check_known_transforms(const FftVariant& v, int log2n);
