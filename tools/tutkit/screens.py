@@ -99,7 +99,8 @@ class Sources:
             if not p.is_file():
                 raise TemplateError(f"no CSV {csv_path}")
             with open(p) as f:
-                self._csv[csv_path] = list(csv.DictReader(f))
+                # a chapter program's --format csv starts with '#' lines naming the GPU: not part of the table
+                self._csv[csv_path] = list(csv.DictReader(line for line in f if not line.startswith("#")))
         return self._csv[csv_path]
 
     def ncu(self, csv_path, chapter, kernel, column):
