@@ -311,13 +311,156 @@ def best17():
     return "\n".join(out)
 
 
+def zone(name):
+    """(threads, int32 per thread, blocks per SM) of a ZONES17 variant (compile-time facts)."""
+    t, sm, rg, blocks = next((t, sm, rg, int(b.split()[0])) for _, v, t, sm, rg, _, b in ZONES17 if v == name)
+    return t, sm + rg, blocks
+
+
+def slower(a, b):
+    """How much longer A takes than B in the b100d90 run, in percent."""
+    r = run16()
+    return 100 * (r[a]["median_ms"] / r[b]["median_ms"] - 1)
+
+
+def zones17_text():
+    """The two paragraphs that read the landing-zone table."""
+    r = run16()
+    sx = lambda v: x(r[v], 2)
+    h = "lookback-rescan-hybrid-cpasync-t{}-s48-r{}"
+    steps = ["lookback-staged-cpasync-t128-i48", "lookback-hybrid-cpasync-t128-s48-r8", h.format(128, 16),
+             h.format(128, 24), h.format(128, 32)]
+    assert all(r[a]["speed_vs_ref"] < r[b]["speed_vs_ref"] for a, b in zip(steps, steps[1:]))  # "every step adds"
+    assert r[h.format(128, 40)]["speed_vs_ref"] < r[h.format(128, 32)]["speed_vs_ref"]
+    assert r["lookback-hybrid-cpasync-t128-s48-r16"]["speed_vs_ref"] < r[h.format(128, 16)]["speed_vs_ref"]
+    sizes = [64, 96, 128, 160, 192]
+    assert all(r[h.format(a, 32)]["speed_vs_ref"] < r[h.format(b, 32)]["speed_vs_ref"] for a, b in zip(sizes, sizes[1:]))
+    warps = lambda v: zone(v)[0] // 32 * zone(v)[2]
+    tiles = lambda t: -(-2**28 // (t * 80))
+    kibs = ", ".join(str(zone(v)[2] * zone(v)[0] * zone(v)[1] * 4 // 1024) for v in steps)
+    return (f"Read down the table and the lesson is Little's law twice over. At equal bytes in flight (192 KiB), 12 blocks\n"
+            f"of 128 threads beat 6 blocks of 256 by "
+            f"{slower('lookback-staged-cpasync-t256-i32', 'lookback-staged-cpasync-t128-i32'):.1f}%: a block's warps wait "
+            f"at a barrier while warp 0 looks back, and\nsmaller blocks idle fewer warps and run more look-backs side by "
+            f"side. Below 128 threads too few warps are\nleft to issue the copies and the stores (64 × 96: "
+            f"{warps('lookback-staged-cpasync-t64-i96')} warps per SM; 32 × 128: {warps('lookback-staged-cpasync-t32-i128')}). "
+            f"Then, at 9 blocks of 128,\nevery step that adds bytes in flight adds speed: {kibs} KiB give "
+            + ", ".join(sx(v) for v in steps) +
+            f" CUB; at 352 KiB in 8 blocks it is slightly slower again (256 KiB in 8 blocks, `hybrid ... -r16`,\n"
+            f"is slower than 288 KiB in 9: data per thread alone is not the point).\n\n"
+            f"The last rows hold the bytes in flight and the warps per SM almost constant (330–360 KiB, 33–36 warps) and\n"
+            f"change only the block size. We expected smaller blocks to win again; they lose: "
+            + ", ".join(f"{t} threads {sx(h.format(t, 32))}" if t == 64 else f"{t} {sx(h.format(t, 32))}" for t in sizes) +
+            f". A bigger tile pays its fixed costs (the atomic, two barriers, warp\n0's look-back, the publications) over "
+            f"more bytes: at 2^28 the 192-thread tiles ({192 * 80:,} elements) number\n{tiles(192):,} against "
+            f"{tiles(128):,} of 128 threads. Past 192 it falls off (224: {sx(h.format(224, 32))}; 256: "
+            f"{sx(h.format(256, 32))}, where 64 registers\nleave 4 blocks); we have not found why 224 × 5 blocks, with the "
+            f"same bytes and warps as 160 × 7, is {slower(h.format(224, 32), h.format(160, 32)):.0f}%\nslower, and say so "
+            f"rather than guess. The optimum moved when the design changed (192 for the rescan\nhybrid, 128 for the staged "
+            f"kernel), so each design gets its own sweep.")
+
+
+def effects17():
+    """The bullet list of smaller effects: the b100d90 run, the PDL runs, the reset kernel's ncu time."""
+    r = run16()
+    h = "lookback-rescan-hybrid-cpasync-t128-s48-r32"
+    within = lambda a, b: abs(slower(a, b))
+    bulk = within("lookback-rescan-hybrid-bulk-t128-s48-r32", h)
+    sleeps = max(within(h + "-sleep16-128", h), within(h + "-sleep128-1024", h))
+    pdl = [program_rows(f) for f in sorted(HERE.glob("pdl-2p28-*.txt"))]
+    span = lambda v: (f"{min(float(p[v]['% memcpy']) for p in pdl):.1f}–"
+                      f"{max(float(p[v]['% memcpy']) for p in pdl):.1f}")
+    launches = ncu_launches(RAW / "2026-11-21-h200" / "ncu-16-rescan-r32.csv")
+    reset = num(next(m for k, m in launches if "init_" in k)["gpu__time_duration.sum"]) / 1000
+    scan = num(scan_launch(RAW / "2026-11-21-h200" / "ncu-16-rescan-r32.csv", 1)["gpu__time_duration.sum"]) / 1000
+    lost = sorted(v["speed_vs_ref"] for k, v in r.items() if k.startswith(("lookback-persistent", "lookback-bulkcopy")))
+    bi = r[STAGE17 + "-blockidx"]
+    return (f"- **Bulk copies** (`cp.async.bulk`, the TMA, one instruction per warp segment, an `mbarrier` counting the\n"
+            f"  bytes) and `cp.async` are within {bulk:.1f}% of each other: `lookback-rescan-hybrid-bulk-t128-s48-r32` "
+            f"{x(r['lookback-rescan-hybrid-bulk-t128-s48-r32'])}\n  against {x(r[h])}.\n"
+            f"- **`tile = blockIdx.x`** (CUB's choice) saves one atomic's latency per tile: `...-t192-s48-r32-blockidx`\n"
+            f"  {x(bi)} and {pct(bi)}% of `cudaMemcpy` against the stage's {x(r[STAGE17])}. It relies on blocks being "
+            f"dispatched in index\n  order, which CUDA does not promise (CUB relies on it too); the stage keeps the "
+            f"counter, which cannot\n  deadlock whatever order the blocks start in.\n"
+            f"- **Backoff.** 16–128 ns and 128–1024 ns (`-sleep*`) are within {max(sleeps, 0.05):.1f}% of the default "
+            f"64–512 ns.\n"
+            f"- **Programmatic dependent launch** (`-pdl`, sm_90+) gains nothing measurable. The scan kernel is launched\n"
+            f"  with `cudaLaunchAttributeProgrammaticStreamSerialization`; the status reset executes\n"
+            f"  `griddepcontrol.launch_dependents` first, and each scan block executes `griddepcontrol.wait` before its\n"
+            f"  first access to the counter or the status words (with `blockIdx.x`, only before the look-back, so the\n"
+            f"  tile's loads are already in flight). Over {len(pdl)} runs at 2^28 the t128 shape ran at {span(h)}% of\n"
+            f"  `cudaMemcpy` without it and {span(h + '-pdl')}% with it (raw: `pdl-2p28-*.txt` in\n"
+            f"  `docs/results/raw/2026-11-22-h200/`): the reset is a {reset:.0f} µs kernel and a {scan:.0f} µs scan (both "
+            f"`ncu`, [ncu-16-rescan-r32.csv]({LINK}2026-11-21-h200/ncu-16-rescan-r32.csv)) does not notice its\n"
+            f"  launch gap. (CCCL 3.0's scan does not use it either.)\n"
+            f"- **Persistent kernels** (a grid of resident blocks looping over tiles, prefetching the next tile into\n"
+            f"  registers or a shared-memory ring filled by bulk copies) lose badly, {lost[0]:.2f}–{lost[-1]:.2f}x CUB: "
+            f"they are in\n  [lab/](lab/), with their table and why they lost.")
+
+
+def profile17_text():
+    """The paragraph that reads chapter 17's profile table."""
+    path22 = HERE / "ncu-16-lookback-rescan-hybrid-cpasync-t192-s48-r32.csv"
+    st, cub = scan_launch(path22, 1), scan_launch(HERE / "ncu-16-cub.csv", 1)
+    dram = "dram__throughput.avg.pct_of_peak_sustained_elapsed"
+    for path in (path22, HERE / "ncu-16-cub.csv", RAW / "2026-11-21-h200" / "ncu-16-rescan-r32.csv",
+                 RAW / "2026-11-21-h200" / "ncu-16-cub-r3.csv"):
+        m = scan_launch(path, 1)  # "more than a third ... at a barrier", "the next largest share on loads"
+        assert num(m["smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio"]) > \
+            num(m["smsp__average_warp_latency_per_inst_issued.ratio"]) / 3
+    copy = run16()["cudaMemcpy"]
+    return (f"The stage moves {100 * (num(st[dram]) / num(cub[dram]) - 1):.0f}% more bytes per second from DRAM than CUB, "
+            f"with the same kind of stall profile: more\nthan a third of every warp's waiting is at a barrier (the warps "
+            f"of a block waiting for warp 0's look-back),\nthe next largest share on loads (long scoreboard). The "
+            f"192-thread tile waits about as long per instruction\nas the 128-thread one; what it saves is a third of the "
+            f"tiles, and with them a third of the atomics,\nbarriers and look-backs. `cudaMemcpy` runs at "
+            f"{copy['pct_peak_dram']:.1f}% of the DRAM peak (the `tools/results` run of `b100d90`); the remaining gap "
+            f"is still the time a\nblock spends not loading.")
+
+
+def by_size17():
+    """The by-size paragraph, from size_table.sh's run at b100d90."""
+    t = size_table_rows(HERE / "16-size-table-t192.md")
+    st = lambda z: float(t[(z, STAGE17)]["speed vs CUB"])
+    c16 = lambda z: float(t[(z, "scan-decoupled-lookback-tuned")]["speed vs CUB"])
+    tile = 192 * 80
+    assert all(st(z) < 1 for z in ("2^16", "2^18")) and all(st(z) > 1 for z in ("2^22", "2^24", "2^26", "2^28", "2^30"))
+    assert all(c16(z) < 1 for z in ("2^24", "2^26", "2^28", "2^30")) and c16("2^16") > 1
+    big = [st(z) for z in ("2^26", "2^28", "2^30")]
+    return (f"**By size** (H200, `size_table.sh`, then chapter 16's program, raw:\n"
+            f"[16-size-table-t192.md]({LINK}2026-11-22-h200/16-size-table-t192.md)): the stage's tiles are\n"
+            f"{tile:,} elements, so up to 2^20 there are fewer tiles than SMs ({-(-2**20 // tile)} at 2^20) and it loses "
+            f"to CUB ({st('2^16'):.2f}x at\n2^16, {st('2^18'):.2f}x at 2^18); from 2^22 on it wins ({st('2^22'):.2f}x), "
+            f"from 2^26 by {min(big):.2f}–{max(big):.2f}x. Chapter 16's 256 × 16 shape,\nmeasured in the same table, wins "
+            f"at the small sizes ({c16('2^16'):.2f}x at 2^16) and loses from 2^24 on. A library picks\nthe tile by size, "
+            f"as CUB's tuning policies do per architecture and type.")
+
+
+def ncu16_text():
+    """The paragraph that reads chapter 16's ncu table."""
+    path = RAW / "2026-11-21-h200" / "ncu-16-vs-cub.csv"
+    ours, cub = scan_launch(path, 0, "scan_decoupled_lookback_tuned::"), scan_launch(path, 0, "cub::")
+    cyc = lambda m: num(m["Warp Cycles Per Issued Instruction"])
+    assert ours["Theoretical Occupancy"] == cub["Theoretical Occupancy"] == "50"
+    assert all(num(m["DRAM Throughput"]) < 100 * 2 / 3 + 2 for m in (ours, cub))  # "a third idle", roughly
+    return (f"Both kernels are limited by registers to half the SM's warps, and both leave DRAM a third idle, so the\n"
+            f"gap to `cudaMemcpy` is shared with CUB. The {100 * (num(ours['Duration']) / num(cub['Duration']) - 1):.1f}% "
+            f"between us and CUB shows as longer stalls per instruction\n({cyc(ours):.1f} against {cyc(cub):.1f} cycles): "
+            f"our warps wait longer, with the same number of them resident. Registers are the\ncap on bytes in flight; "
+            f"chapter 17 lands most of the tile in shared memory instead and passes CUB.")
+
+
 TABLES = [("16-chosen", chosen16), ("16-shapes", shapes16), ("16-ncu", ncu16), ("17-zones", zones17),
-          ("17-profile", profile17), ("17-targets", targets17), ("17-best", best17)]
+          ("17-profile", profile17), ("17-targets", targets17), ("17-best", best17),
+          ("17-zones-text", zones17_text), ("17-effects", effects17), ("17-profile-text", profile17_text),
+          ("17-by-size", by_size17), ("16-ncu-text", ncu16_text)]
 
 # README block name -> the file in tables/ that fills it (tools/fill-measured --extra NAME=FILE).
 BLOCKS = {"16-h200-chosen": "16-chosen", "16-h200-shapes": "16-shapes", "16-h200-ncu": "16-ncu",
           "17-h200-zones": "17-zones", "17-h200-profile": "17-profile",
-          "17-h200-targets": "17-targets", "17-h200-best": "17-best"}
+          "17-h200-targets": "17-targets", "17-h200-best": "17-best",
+          "17-h200-zones-text": "17-zones-text", "17-h200-effects": "17-effects",
+          "17-h200-profile-text": "17-profile-text", "17-h200-by-size": "17-by-size", "16-h200-ncu-text": "16-ncu-text"}
 
 
 def main():
