@@ -15,7 +15,6 @@ import csv
 import importlib.util
 import json
 import pathlib
-import subprocess
 import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -134,7 +133,7 @@ def ncu_launches(path):
     """The launches of an ncu --csv capture, in order: [(kernel name, {metric name: value text})]."""
     launches = {}
     for r in csv.DictReader(line for line in open(path) if line.startswith('"')):
-        name, m = r["Kernel Name"], launches.setdefault(r["ID"], [r["Kernel Name"], {}])[1]
+        m = launches.setdefault(r["ID"], [r["Kernel Name"], {}])[1]
         if r["Metric Name"]:
             m[r["Metric Name"]] = r["Metric Value"]
     return [tuple(v) for _, v in sorted(launches.items(), key=lambda kv: int(kv[0]))]
@@ -464,32 +463,7 @@ BLOCKS = {"16-h200-chosen": "16-chosen", "16-h200-shapes": "16-shapes", "16-h200
 
 
 def main():
-    check = "--check" in sys.argv[1:]
-    stale = []
-    OUT.mkdir(exist_ok=True)
-    for name, make in TABLES:
-        text = make() + "\n"
-        path = OUT / f"{name}.md"
-        if check:  # change nothing: a committed table that differs from what the captures give is an error
-            if not path.is_file() or path.read_text() != text:
-                stale.append(path.name)
-        else:
-            path.write_text(text)
-            print(f"wrote {path}")
-    if stale:
-        print(f"tables.py: {len(stale)} committed table(s) differ from what the captures give (run tables.py "
-              f"--fill): {', '.join(stale)}", file=sys.stderr)
-        sys.exit(1)
-    missing = sorted(set(BLOCKS.values()) - {p.stem for p in OUT.glob("*.md")})
-    if missing:
-        raise SystemExit(f"tables.py: BLOCKS names tables not written: {', '.join(missing)}")
-    if "--fill" in sys.argv[1:]:
-        cmd = [sys.executable, str(ROOT / "tools" / "fill-measured"), str(ROOT / "docs/results/nvidia-h100-80gb-hbm3.md")]
-        cmd += [f"--extra={block}={OUT / (f + '.md')}" for block, f in BLOCKS.items()]
-        if check:
-            cmd.append("--check")
-        sys.exit(subprocess.run(cmd).returncode)
-
+    _h100.write_tables(TABLES, BLOCKS, OUT, sys.argv[1:])
 
 if __name__ == "__main__":
     main()

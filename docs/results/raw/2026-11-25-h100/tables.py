@@ -966,24 +966,30 @@ BLOCKS = {
 }
 
 
-def main():
-    check = "--check" in sys.argv[1:]
+TABLES = [("18-variants", scan_variants), ("18-types", scan_types), ("29-shapes", gemm_shapes),
+          ("36-candidates", fft36), ("37-candidates", fft37), ("ncu-fft", ncu_fft),
+          ("28-screen", gemm28_screen), ("29-screen", gemm29_screen),
+          ("36-screen", fft36_screen), ("37-screen", fft37_screen),
+          ("38-screen", fft38_screen), ("29-stream-k", gemm_stream_k), ("18-after-spills", scan18_after_spills),
+          ("18-timeline", scan18_timeline), ("18-timeline-screen", scan18_timeline_screen),
+          ("36-screen-text", fft36_screen_text), ("37-screen-text", fft37_screen_text),
+          ("38-sweep", fft38_sweep), ("38-screen-text", fft38_screen_text),
+          ("40-stage-choice", multi_gpu_stage_choice), ("40-h200x2-idea", multi_idea),
+          ("40-h200x2-scaling", multi_scaling), ("40-h200x2-bound-text", multi_bound_text),
+          ("40-h200x2-bound-r", multi_bound_r), ("40-h200x2-parts", multi_parts),
+          ("40-h200x2-uneven", multi_uneven)] + SWEEP_BLOCKS
+
+
+def write_tables(tables, blocks, out, argv):
+    """Write each (name, make) of TABLES to OUT/name.md (with --check: only compare, exit 1 on a difference); with
+    --fill, fill each README block of BLOCKS ({block: table name}) through tools/fill-measured (a table script in
+    another raw folder calls this too)."""
+    check = "--check" in argv
     stale = []
-    OUT.mkdir(exist_ok=True)
-    for name, make in [("18-variants", scan_variants), ("18-types", scan_types), ("29-shapes", gemm_shapes),
-                       ("36-candidates", fft36), ("37-candidates", fft37), ("ncu-fft", ncu_fft),
-                       ("28-screen", gemm28_screen), ("29-screen", gemm29_screen),
-                       ("36-screen", fft36_screen), ("37-screen", fft37_screen),
-                       ("38-screen", fft38_screen), ("29-stream-k", gemm_stream_k), ("18-after-spills", scan18_after_spills),
-                       ("18-timeline", scan18_timeline), ("18-timeline-screen", scan18_timeline_screen),
-                       ("36-screen-text", fft36_screen_text), ("37-screen-text", fft37_screen_text),
-                       ("38-sweep", fft38_sweep), ("38-screen-text", fft38_screen_text),
-                       ("40-stage-choice", multi_gpu_stage_choice), ("40-h200x2-idea", multi_idea),
-                       ("40-h200x2-scaling", multi_scaling), ("40-h200x2-bound-text", multi_bound_text),
-                       ("40-h200x2-bound-r", multi_bound_r), ("40-h200x2-parts", multi_parts),
-                       ("40-h200x2-uneven", multi_uneven)] + SWEEP_BLOCKS:
+    out.mkdir(exist_ok=True)
+    for name, make in tables:
         text = make() + "\n"
-        path = OUT / f"{name}.md"
+        path = out / f"{name}.md"
         if check:  # change nothing: a committed table that differs from what the captures give is an error
             if not path.is_file() or path.read_text() != text:
                 stale.append(path.name)
@@ -994,17 +1000,20 @@ def main():
         print(f"tables.py: {len(stale)} committed table(s) differ from what the captures give (run tables.py "
               f"--fill): {', '.join(stale)}", file=sys.stderr)
         sys.exit(1)
-    missing = sorted(set(BLOCKS.values()) - {p.stem for p in OUT.glob("*.md")})
+    missing = sorted(set(blocks.values()) - {p.stem for p in out.glob("*.md")})
     if missing:
         raise SystemExit(f"tables.py: BLOCKS names tables not written: {', '.join(missing)}")
-    if "--fill" in sys.argv[1:]:
+    if "--fill" in argv:
         root = HERE.parents[3]
         cmd = [sys.executable, str(root / "tools" / "fill-measured"), str(root / "docs/results/nvidia-h100-80gb-hbm3.md")]
-        cmd += [f"--extra={block}={OUT / (f + '.md')}" for block, f in BLOCKS.items()]
-        if "--check" in sys.argv[1:]:
+        cmd += [f"--extra={block}={out / (f + '.md')}" for block, f in blocks.items()]
+        if check:
             cmd.append("--check")
         sys.exit(subprocess.run(cmd).returncode)
 
+
+def main():
+    write_tables(TABLES, BLOCKS, OUT, sys.argv[1:])
 
 if __name__ == "__main__":
     main()
