@@ -449,17 +449,66 @@ def ncu16_text():
             f"chapter 17 lands most of the tile in shared memory instead and passes CUB.")
 
 
+# Chapter 17's lab (persistent kernels): each variant and chapter 16's shape with the same tiles, one tile per block
+# (the b100d90 run named 256 x 16 after the stage of the time).
+LAB17 = {"lookback-bulkcopy-t512-i16-s3": "lookback-t512-i16", "lookback-bulkcopy-t256-i32-s3": "lookback-t256-i32",
+         "lookback-bulkcopy-t256-i24-s3": "lookback-t256-i24",
+         "lookback-bulkcopy-t256-i16-s4": "scan-decoupled-lookback-tuned",
+         "lookback-bulkcopy-t128-i24-s4": "lookback-t128-i24",
+         "lookback-persistent-prefetch-t256-i16": "scan-decoupled-lookback-tuned",
+         "lookback-persistent-prefetch-t256-i12": "lookback-t256-i12"}
+
+
+def lab17():
+    """The lab's table of persistent kernels (b100d90 run) and what it shows, for chapters/17-.../lab/README.md."""
+    r = run16()
+    t = lambda ms: f"{1000 * ms:.0f}" if ms >= 1 else f"{1000 * ms:.1f}"
+    earlier = program_rows(RAW / "2026-11-21-h200" / "16-2p28-final.txt")
+    agree = max(abs(float(earlier[v]["median ms"]) / r[v]["median_ms"] - 1) for v in LAB17)
+    assert agree < 0.03, "the a203e03 run no longer agrees within 3%"
+    out = [f"NVIDIA H200, CUDA 13.0, n = 2^28, the `tools/results` run of commit `b100d90`, 2026-11-22 (raw:\n"
+           f"[results-b100d90.json](../{LINK}2026-11-22-h200/results-b100d90.json), chapter 16's program, which then "
+           f"held these\nvariants; the earlier run of commit `a203e03`,\n"
+           f"[16-2p28-final.txt](../{LINK}2026-11-21-h200/16-2p28-final.txt), agrees within "
+           f"{100 * agree:.0f}%):", "",
+           "| variant | median µs | min–max µs | % of `cudaMemcpy` | speed vs CUB |", "|---|---:|---:|---:|---:|"]
+    rows = sorted(LAB17, key=lambda v: -r[v]["speed_vs_ref"])
+    rows += [("for comparison: chapter 16's stage (one tile per block, registers)", "lookback-t256-i32"),
+             ("for comparison: chapter 17's stage (one tile per block, landing zone)", STAGE17)]
+    for row in rows:
+        label, v = row if isinstance(row, tuple) else (f"`{row}`", row)
+        g = r[v]
+        out.append(f"| {label} | {t(g['median_ms'])} | {t(g['min_ms'])}–{t(g['max_ms'])} | {pct(g)} | {x(g)} |")
+    return "\n".join(out)
+
+
+def lab17_text():
+    """The first paragraph of the lab's "Why they lost"."""
+    r = run16()
+    slow = [r[v]["median_ms"] / r[same]["median_ms"] for v, same in LAB17.items()]
+    pre = r["lookback-persistent-prefetch-t256-i16"]
+    st = r["lookback-t256-i32"]
+    spread = 100 * max(st["max_ms"] / st["median_ms"] - 1, 1 - st["min_ms"] / st["median_ms"])
+    return (f"What the numbers show: every persistent design is {min(slow):.1f} to {max(slow):.1f} times slower than "
+            f"chapter 16's one-tile-per-block\nkernel with the same tiles, and its times scatter (the prefetching "
+            f"t256-i16: {pre['min_ms']:.1f} to {pre['max_ms']:.1f} ms from run to run,\nwhere chapter 16's stage "
+            f"stays within ±{spread:.0f}%). The rings hold as many bytes in flight per SM as\nchapter 17's landing zone "
+            f"(192–216 KiB), so bytes in flight are not what is missing.")
+
+
 TABLES = [("16-chosen", chosen16), ("16-shapes", shapes16), ("16-ncu", ncu16), ("17-zones", zones17),
           ("17-profile", profile17), ("17-targets", targets17), ("17-best", best17),
           ("17-zones-text", zones17_text), ("17-effects", effects17), ("17-profile-text", profile17_text),
-          ("17-by-size", by_size17), ("16-ncu-text", ncu16_text)]
+          ("17-by-size", by_size17), ("16-ncu-text", ncu16_text),
+          ("17-lab", lab17), ("17-lab-text", lab17_text)]
 
 # README block name -> the file in tables/ that fills it (tools/fill-measured --extra NAME=FILE).
 BLOCKS = {"16-h200-chosen": "16-chosen", "16-h200-shapes": "16-shapes", "16-h200-ncu": "16-ncu",
           "17-h200-zones": "17-zones", "17-h200-profile": "17-profile",
           "17-h200-targets": "17-targets", "17-h200-best": "17-best",
           "17-h200-zones-text": "17-zones-text", "17-h200-effects": "17-effects",
-          "17-h200-profile-text": "17-profile-text", "17-h200-by-size": "17-by-size", "16-h200-ncu-text": "16-ncu-text"}
+          "17-h200-profile-text": "17-profile-text", "17-h200-by-size": "17-by-size", "16-h200-ncu-text": "16-ncu-text",
+          "17-lab-h200": "17-lab", "17-lab-h200-text": "17-lab-text"}
 
 
 def main():
