@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Writes the H200 tables and sentences that chapters 16 and 17 cite from the scan captures of 2026-11-21/22/23
-(this folder, ../2026-11-21-h200, ../2026-11-23-h200x2/scan; no GPU needed):
+"""Writes the H200 tables and sentences that chapters 16 and 17 (and 17's lab/README.md) cite from the scan
+captures of 2026-11-21/22/23 (this folder, ../2026-11-21-h200, ../2026-11-23-h200x2/scan, and
+docs/results/nvidia-h200.json, the 7926d81 run; no GPU needed):
 
   python3 docs/results/raw/2026-11-22-h200/tables.py          # writes tables/*.md beside this file
   python3 docs/results/raw/2026-11-22-h200/tables.py --fill   # and fills every README block they feed (BLOCKS:
