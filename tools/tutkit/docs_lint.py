@@ -211,7 +211,8 @@ class Lint:
         self.findings.append((str(Path(path).relative_to(self.root)), line, rule, msg))
 
     def files(self):
-        out = sorted(self.root.glob("chapters/*/README.md")) + sorted(self.root.glob("docs/*.md"))
+        out = (sorted(self.root.glob("chapters/*/README.md")) + sorted(self.root.glob("chapters/*/lab/README.md")) +
+               sorted(self.root.glob("docs/*.md")))
         top = self.root / "README.md"
         return out + ([top] if top.is_file() else [])
 
