@@ -10,6 +10,7 @@ the chapter programs printed them (no GPU needed):
 
 Every number comes from a program output in this folder; nothing is typed by hand. (tables_early.py, not
 tables.py: chapter 16's tables from this folder may get their own script.)"""
+import csv
 import pathlib
 import re
 import sys
@@ -84,8 +85,192 @@ def block_sizes():
     return "\n".join(out)
 
 
+# ---- ncu captures (ncu --csv: the program's own output, then one row per kernel launch and metric) ----------
+def ncu_first_launch(name):
+    """{kernel: {metric: value}} from an ncu --csv capture, each kernel's first launch (the slides' launch in
+    chapter 03, where the same kernels run again with the one-wave launch); kernel names without arguments."""
+    lines = (HERE / name).read_text().splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith('"ID",')), None)
+    if start is None:
+        raise SystemExit(f"tables_early.py: {name}: no ncu CSV header line")
+    first, out = {}, {}
+    for r in csv.DictReader(line for line in lines[start:] if line.startswith('"')):
+        kernel = r["Kernel Name"].split("(")[0]
+        first.setdefault(kernel, r["ID"])
+        if r["ID"] == first[kernel]:
+            out.setdefault(kernel, {})[r["Metric Name"]] = r["Metric Value"]
+    return out
+
+
+def count(text):
+    return int(text.replace(",", ""))
+
+
+def micros(ns_text):
+    """ncu's gpu__time_duration.sum (ns, with thousands commas) in µs."""
+    return f"{count(ns_text) / 1000:,.1f}"
+
+
+NCU_01 = {"optimised": "ncu-01-warp-divergence.csv", "`-G`": "ncu-01-warp-divergence-G.csv"}
+KERNELS_01 = [("even_odd_branch", "mathKernel1", "kernel1-even-odd"), ("warp_uniform_branch", "mathKernel2", None),
+              ("split_predicate_branch", "mathKernel3", "kernel3-split-if"), ("warp_shift_branch", "mathKernel4", None)]
+
+
+def branches_01():
+    """Chapter 01's branch metrics, both builds, and what they show."""
+    out = ["**Branch metrics**, `ncu --clock-control none`, 2^22 threads in blocks of 64:", "",
+           "| kernel | build | branch instructions | uniform branch targets | divergent branch targets | threads per "
+           "instruction |", "|---|---|---:|---:|---:|---:|"]
+    ncu = {build: ncu_first_launch(f) for build, f in NCU_01.items()}
+    for build, r in ncu.items():
+        kernels = [(k, f" ({article})") for k, article, _ in KERNELS_01]
+        if build == "`-G`":
+            kernels.append(("warp_shift_branch_article", ""))
+        for k, article in kernels:
+            m = r[k]
+            uniform = m["smsp__sass_average_branch_targets_threads_uniform.pct"]
+            out.append(f"| {k}{article} | {build} | {m['smsp__sass_inst_executed_op_branch.sum']} | "
+                       f"{uniform if uniform == '0' else uniform + '%'} | "
+                       f"{m['smsp__sass_branch_targets_threads_divergent.sum']} | "
+                       f"{m['smsp__thread_inst_executed_per_inst_executed.ratio']} |")
+    g = ncu["`-G`"]
+    div = {k: count(g[k]["smsp__sass_branch_targets_threads_divergent.sum"]) for k, _, _ in KERNELS_01}
+    branches = sum(count(m["smsp__sass_inst_executed_op_branch.sum"]) for m in ncu["optimised"].values())
+    warps = 2**22 // 32
+    split = div["split_predicate_branch"] / div["even_odd_branch"]
+    out += ["", "What this shows, as the article found with `nvprof` on its GPU: the optimised build has "
+            + ("no branch at all\n(every kernel is predicated)" if branches == 0 else f"{branches:,} branches")
+            + f"; with `-G`, the even/odd kernel diverges in "
+            + ("every warp" if div["even_odd_branch"] == warps else f"{div['even_odd_branch'] / warps:.2f} times per warp")
+            + f" ({div['even_odd_branch']:,} divergent\ntargets = one per warp of the 2^22 threads) and splitting its "
+            f"if/else into two ifs **{'doubles' if split == 2 else f'multiplies by {split:.2f}'}** the divergent\n"
+            f"branch targets ({div['split_predicate_branch']:,}). The warp-granular conditions "
+            + ("never diverge." if div["warp_uniform_branch"] == div["warp_shift_branch"] == 0 else "diverge too.")]
+    return "\n".join(out)
+
+
+def why_01():
+    r = ncu_first_launch(NCU_01["`-G`"])
+    opt = ncu_first_launch(NCU_01["optimised"])
+    div = "smsp__sass_branch_targets_threads_divergent.sum"
+    zero = all(count(m[div]) == 0 for m in opt.values())
+    uniform = {r[k][div] for k in ("warp_uniform_branch", "warp_shift_branch")}
+    return (f"**The `ncu` metric that shows why:** `{div}` is "
+            f"{'0 for every kernel' if zero else 'not 0 for every kernel'} of the optimised build; with `-G` (2^22 "
+            f"threads) it is {r['even_odd_branch'][div]} for `kernel1-even-odd` (one per warp), "
+            f"{r['split_predicate_branch'][div]} for `kernel3-split-if` and {' or '.join(sorted(uniform))} for the "
+            f"warp-uniform conditions (NVIDIA H200, 2026-11-21, committed in `40f6318`; no H100 capture yet; raw: "
+            f"[ncu-01-warp-divergence-G.csv]({RAW_LINK}ncu-01-warp-divergence-G.csv)).")
+
+
+LD_REQUESTS, LD_SECTORS = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+
+
+def ncu_03():
+    out = ["**Counted with `ncu`** (H200, CUDA 13.0, 2026-11-21, commit `038affa`; `--size 2^26`, `--profile`, "
+           "slides' launch;", f"raw: [offset 0]({RAW_LINK}ncu-03-offset0.csv),",
+           f"[offset 1]({RAW_LINK}ncu-03-offset1.csv)):", "",
+           "| kernel | `--offset` | load instructions | L1 load requests | 32-byte sectors loaded | DRAM % of peak | "
+           "time µs |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for offset in (0, 1):
+        r = ncu_first_launch(f"ncu-03-offset{offset}.csv")
+        for k in ("copy_int32_kernel", "copy_int2_kernel", "copy_int4_kernel"):
+            m = r[k]
+            out.append(f"| {k} | {offset} | {m['smsp__inst_executed_op_global_ld.sum']} | {m[LD_REQUESTS]} | "
+                       f"{m[LD_SECTORS]} | {float(m['dram__throughput.avg.pct_of_peak_sustained_elapsed']):.1f} | "
+                       f"{micros(m['gpu__time_duration.sum'])} |")
+    return "\n".join(out)
+
+
+def why_03():
+    r = ncu_first_launch("ncu-03-offset0.csv")
+    scalar, int4 = r["copy_int32_kernel"], r["copy_int4_kernel"]
+    same = scalar[LD_SECTORS] == int4[LD_SECTORS]
+    share = count(int4[LD_REQUESTS]) / count(scalar[LD_REQUESTS])
+    return (f"**The `ncu` metric that shows why:** `{LD_REQUESTS}`, {scalar[LD_REQUESTS]} requests for the scalar "
+            f"kernel against {int4[LD_REQUESTS]} for `int4` at 2^26 ints, for "
+            + (f"the same {scalar[LD_SECTORS]} sectors" if same else
+               f"{scalar[LD_SECTORS]} and {int4[LD_SECTORS]} sectors")
+            + f" (`{LD_SECTORS}`): "
+            + ("a quarter" if share == 0.25 else f"{share:.2f} times") + " of the requests for the same bytes "
+            f"(NVIDIA H200, 2026-11-21, commit `038affa`; no H100 capture yet; \"Counted with `ncu`\" below, from "
+            f"[ncu-03-offset0.csv]({RAW_LINK}ncu-03-offset0.csv)).")
+
+
+ATOM_L2 = "lts__t_requests_op_atom.sum"
+KERNELS_04 = [("filter_global_atomic", " (compiler-aggregated)"), ("filter_global_atomic_per_lane", ""),
+              ("filter_shared_atomic", ""), ("filter_warp_aggregated_cg", ""), ("filter_warp_aggregated_manual", "")]
+
+
+def ncu_04():
+    r = ncu_first_launch("ncu-04.csv")
+    out = ["**Counted with `ncu`** (H200, CUDA 13.0, 2026-11-21, commit `038affa`; `--size 2^24`, 50% selected, "
+           "`--profile`;", f"raw: [ncu-04.csv]({RAW_LINK}ncu-04.csv)):", "",
+           "| kernel | `..._op_global_atom.sum` (warp instructions) | `..._op_shared_atom.sum` | "
+           f"`{ATOM_L2}` (L2 atomic requests) | time µs |", "|---|---:|---:|---:|---:|"]
+    for k, note in KERNELS_04:
+        m = r[k]
+        out.append(f"| {k}{note} | {m['smsp__sass_inst_executed_op_global_atom.sum']} | "
+                   f"{m['smsp__sass_inst_executed_op_shared_atom.sum']} | {m[ATOM_L2]} | "
+                   f"{micros(m['gpu__time_duration.sum'])} |")
+    agg, lane = r["filter_global_atomic"], r["filter_global_atomic_per_lane"]
+    per_warp = {m["smsp__sass_inst_executed_op_global_atom.sum"] for k, m in r.items() if k != "filter_shared_atomic"}
+    reds = {m["smsp__sass_inst_executed_op_global_red.sum"] for m in r.values()}
+    out += ["", "The SASS counters count *warp* instructions, so they cannot tell aggregation apart: every kernel but "
+            "the\nshared one issues one `ATOMG` per warp (2^24 / 32 = "
+            + (f"{2**24 // 32:,})" if per_warp == {f"{2**24 // 32:,}"} else f"{2**24 // 32:,}; measured "
+               f"{', '.join(sorted(per_warp))})")
+            + f". What the L2 receives can: {count(lane[ATOM_L2]) / count(agg[ATOM_L2]):.0f} times more\natomic "
+            f"requests without aggregation, and that is the "
+            f"{count(lane['gpu__time_duration.sum']) / count(agg['gpu__time_duration.sum']):.0f}x in the time. "
+            f"`RED` count is {' or '.join(sorted(reds))} everywhere (the\nfilters use the atomic's result)."]
+    return "\n".join(out)
+
+
+def why_04():
+    r = ncu_first_launch("ncu-04.csv")
+    a = {k: r[f"filter_{k}"][ATOM_L2] for k in ("global_atomic", "warp_aggregated_manual", "global_atomic_per_lane",
+                                                  "shared_atomic")}
+    return (f"**The `ncu` metric that shows why:** `{ATOM_L2}`, the atomic requests the L2 receives: "
+            f"{a['global_atomic']} for `global-atomic` and {a['warp_aggregated_manual']} for `warp-aggregated-manual` "
+            f"(both aggregated), {a['global_atomic_per_lane']} for `global-atomic-per-lane` "
+            f"({count(a['global_atomic_per_lane']) / count(a['global_atomic']):.0f}x as many), {a['shared_atomic']} "
+            f"for `shared-atomic` (2^24 ints, 50%; NVIDIA H200, 2026-11-21, commit `038affa`; no H100 capture yet; "
+            f"\"Counted with `ncu`\" below, [ncu-04.csv]({RAW_LINK}ncu-04.csv)).")
+
+
+def program_medians(name):
+    """{variant: median ms as printed} from a chapter program's table in RAW file NAME."""
+    rows = {}
+    for line in program_output(HERE / name).splitlines():
+        f = line.split()
+        if len(f) > 3 and f[1] in ("*",) + tuple(f"2^{i}" for i in range(64)):
+            g = f[2:] if f[1] == "*" else f[1:]
+            rows[f[0]] = g[1]
+    return rows
+
+
+def sass_timings_04():
+    """The sentences under chapter 04's SASS listing: the timings of 04.txt."""
+    t = program_medians("04.txt")
+    ms = {k: float(v) for k, v in t.items()}
+    return (f"So the slides' last claim holds on this compiler: the naive `global-atomic` kernel is compiled into the\n"
+            f"same vote/popc/one-atomic-per-warp pattern as the hand-written versions, and the timings agree (at 2^24\n"
+            f"elements and 50% selectivity, {t['global-atomic']} ms naive against {t['warp-aggregated-cg']} ms with "
+            f"cooperative groups and {t['warp-aggregated-manual']} ms by\nhand; H200, commit `e0a93a9`, "
+            f"[04.txt]({RAW_LINK}04.txt)).\nOnly when the compiler cannot prove the address is the same for the "
+            f"whole warp (`global-atomic-per-lane`) does every selected lane issue its own atomic, and that is "
+            f"{ms['global-atomic-per-lane'] / ms['global-atomic']:.0f} times slower\n({t['global-atomic-per-lane']} "
+            f"ms). Aggregation per *block* (`shared-atomic`, {t['shared-atomic']} ms) beats aggregation per warp by "
+            f"{ms['warp-aggregated-manual'] / ms['shared-atomic']:.1f}x here,\nand CUB's order-preserving "
+            f"`DeviceSelect::If` is {'faster' if ms['cub'] < ms['shared-atomic'] else 'slower'} still ({t['cub']} ms, "
+            f"{ms['shared-atomic'] / ms['cub']:.2f}x the shared-atomic filter),\nwhile also keeping the input order.")
+
+
 TABLES = [(name, (lambda runs=runs: run_block(runs))) for name, runs in RUN_BLOCKS.items()] + [
-    ("01-block-sizes", block_sizes)]
+    ("01-block-sizes", block_sizes), ("01-h200-branches", branches_01), ("01-h200-ncu-why", why_01),
+    ("03-h200-ncu", ncu_03), ("03-h200-ncu-why", why_03), ("04-h200-ncu", ncu_04), ("04-h200-ncu-why", why_04),
+    ("04-h200-sass-timings", sass_timings_04)]
 # README block -> the file in tables/ that fills it (each table fills the block of its own name).
 BLOCKS = {name: name for name, _ in TABLES}
 
