@@ -16,7 +16,6 @@ import re
 import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
-OUT = HERE / "tables"
 RAW_LINK = "../../docs/results/raw/2026-11-21-h200/"
 # What the captures' banners do not print: the toolkit, driver, date and commit of the run.
 RUN = "CUDA 13.0 (nvcc 13.0.88), driver 580.159.04, 2026-11-21, commit `e0a93a9`"
@@ -87,8 +86,9 @@ def block_sizes():
 
 # ---- ncu captures (ncu --csv: the program's own output, then one row per kernel launch and metric) ----------
 def ncu_first_launch(name):
-    """{kernel: {metric: value}} from an ncu --csv capture, each kernel's first launch (the slides' launch in
-    chapter 03, where the same kernels run again with the one-wave launch); kernel names without arguments."""
+    """{kernel: {metric: value}} from an ncu --csv capture (NAME: a path, or a file in this folder), each kernel's
+    first launch (the slides' launch in chapter 03, where the same kernels run again with the one-wave launch;
+    the check run where a --profile run launches twice); kernel names without their arguments."""
     lines = (HERE / name).read_text().splitlines()
     start = next((i for i, line in enumerate(lines) if line.startswith('"ID",')), None)
     if start is None:
@@ -275,13 +275,20 @@ TABLES = [(name, (lambda runs=runs: run_block(runs))) for name, runs in RUN_BLOC
 BLOCKS = {name: name for name, _ in TABLES}
 
 
-def main():
+def main(tables=None, blocks=None, here=HERE):
+    """Write (or, with --check, compare) HERE/tables/NAME.md for each (NAME, make) in TABLES; with --fill, fill
+    the README blocks BLOCKS {block: table name} through tools/fill-measured. Other raw folders' scripts call
+    this with their own tables."""
+    tables = TABLES if tables is None else tables
+    blocks = BLOCKS if blocks is None else blocks
+    out_dir = here / "tables"
+    script = pathlib.Path(sys.argv[0]).name
     check = "--check" in sys.argv[1:]
     stale = []
-    OUT.mkdir(exist_ok=True)
-    for name, make in TABLES:
+    out_dir.mkdir(exist_ok=True)
+    for name, make in tables:
         text = make() + "\n"
-        path = OUT / f"{name}.md"
+        path = out_dir / f"{name}.md"
         if check:  # change nothing: a committed table that differs from what the captures give is an error
             if not path.is_file() or path.read_text() != text:
                 stale.append(path.name)
@@ -289,18 +296,17 @@ def main():
             path.write_text(text)
             print(f"wrote {path}")
     if stale:
-        print(f"tables_early.py: {len(stale)} committed table(s) differ from what the captures give (run "
-              f"tables_early.py --fill): {', '.join(stale)}", file=sys.stderr)
+        print(f"{script}: {len(stale)} committed table(s) differ from what the captures give (run "
+              f"{script} --fill): {', '.join(stale)}", file=sys.stderr)
         sys.exit(1)
     if "--fill" in sys.argv[1:]:
         import subprocess
-        root = HERE.parents[3]
+        root = here.parents[3]
         cmd = [sys.executable, str(root / "tools" / "fill-measured"), str(root / "docs/results/nvidia-h100-80gb-hbm3.md")]
-        cmd += [f"--extra={block}={OUT / (f + '.md')}" for block, f in BLOCKS.items()]
+        cmd += [f"--extra={block}={out_dir / (f + '.md')}" for block, f in blocks.items()]
         if check:
             cmd.append("--check")
         sys.exit(subprocess.run(cmd).returncode)
-
 
 if __name__ == "__main__":
     main()
