@@ -11,6 +11,7 @@ the chapter programs printed them (no GPU needed):
 Every number comes from a program output in this folder; nothing is typed by hand. (tables_early.py, not
 tables.py: chapter 16's tables from this folder may get their own script.)"""
 import csv
+import importlib.util
 import pathlib
 import re
 import sys
@@ -276,37 +277,12 @@ BLOCKS = {name: name for name, _ in TABLES}
 
 
 def main(tables=None, blocks=None, here=HERE):
-    """Write (or, with --check, compare) HERE/tables/NAME.md for each (NAME, make) in TABLES; with --fill, fill
-    the README blocks BLOCKS {block: table name} through tools/fill-measured. Other raw folders' scripts call
-    this with their own tables."""
-    tables = TABLES if tables is None else tables
-    blocks = BLOCKS if blocks is None else blocks
-    out_dir = here / "tables"
-    script = pathlib.Path(sys.argv[0]).name
-    check = "--check" in sys.argv[1:]
-    stale = []
-    out_dir.mkdir(exist_ok=True)
-    for name, make in tables:
-        text = make() + "\n"
-        path = out_dir / f"{name}.md"
-        if check:  # change nothing: a committed table that differs from what the captures give is an error
-            if not path.is_file() or path.read_text() != text:
-                stale.append(path.name)
-        else:
-            path.write_text(text)
-            print(f"wrote {path}")
-    if stale:
-        print(f"{script}: {len(stale)} committed table(s) differ from what the captures give (run "
-              f"{script} --fill): {', '.join(stale)}", file=sys.stderr)
-        sys.exit(1)
-    if "--fill" in sys.argv[1:]:
-        import subprocess
-        root = here.parents[3]
-        cmd = [sys.executable, str(root / "tools" / "fill-measured"), str(root / "docs/results/nvidia-h100-80gb-hbm3.md")]
-        cmd += [f"--extra={block}={out_dir / (f + '.md')}" for block, f in blocks.items()]
-        if check:
-            cmd.append("--check")
-        sys.exit(subprocess.run(cmd).returncode)
+    """Write HERE/tables/NAME.md for each (NAME, make) in TABLES and fill the README blocks BLOCKS, through the
+    H100 tables.py's write_and_fill (loaded from its path). Other raw folders' scripts call this with theirs."""
+    spec = importlib.util.spec_from_file_location("h100_tables", HERE.parent / "2026-11-25-h100" / "tables.py")
+    h100 = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(h100)
+    h100.write_and_fill(TABLES if tables is None else tables, BLOCKS if blocks is None else blocks, here / "tables")
 
 if __name__ == "__main__":
     main()

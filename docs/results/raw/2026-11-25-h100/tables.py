@@ -967,23 +967,31 @@ BLOCKS = {
 
 
 def main():
+    write_and_fill([("18-variants", scan_variants), ("18-types", scan_types), ("29-shapes", gemm_shapes),
+                    ("36-candidates", fft36), ("37-candidates", fft37), ("ncu-fft", ncu_fft),
+                    ("28-screen", gemm28_screen), ("29-screen", gemm29_screen),
+                    ("36-screen", fft36_screen), ("37-screen", fft37_screen),
+                    ("38-screen", fft38_screen), ("29-stream-k", gemm_stream_k), ("18-after-spills", scan18_after_spills),
+                    ("18-timeline", scan18_timeline), ("18-timeline-screen", scan18_timeline_screen),
+                    ("36-screen-text", fft36_screen_text), ("37-screen-text", fft37_screen_text),
+                    ("38-sweep", fft38_sweep), ("38-screen-text", fft38_screen_text),
+                    ("40-stage-choice", multi_gpu_stage_choice), ("40-h200x2-idea", multi_idea),
+                    ("40-h200x2-scaling", multi_scaling), ("40-h200x2-bound-text", multi_bound_text),
+                    ("40-h200x2-bound-r", multi_bound_r), ("40-h200x2-parts", multi_parts),
+                    ("40-h200x2-uneven", multi_uneven)] + SWEEP_BLOCKS, BLOCKS, OUT)
+
+
+def write_and_fill(tables, blocks, out):
+    """Write OUT/NAME.md for each (NAME, make) in TABLES (with --check: compare, change nothing); with --fill,
+    fill each README block of BLOCKS {block: table name} through tools/fill-measured. The other raw folders'
+    table scripts call this too (loaded from this file's path)."""
+    script = pathlib.Path(sys.argv[0]).name
     check = "--check" in sys.argv[1:]
     stale = []
-    OUT.mkdir(exist_ok=True)
-    for name, make in [("18-variants", scan_variants), ("18-types", scan_types), ("29-shapes", gemm_shapes),
-                       ("36-candidates", fft36), ("37-candidates", fft37), ("ncu-fft", ncu_fft),
-                       ("28-screen", gemm28_screen), ("29-screen", gemm29_screen),
-                       ("36-screen", fft36_screen), ("37-screen", fft37_screen),
-                       ("38-screen", fft38_screen), ("29-stream-k", gemm_stream_k), ("18-after-spills", scan18_after_spills),
-                       ("18-timeline", scan18_timeline), ("18-timeline-screen", scan18_timeline_screen),
-                       ("36-screen-text", fft36_screen_text), ("37-screen-text", fft37_screen_text),
-                       ("38-sweep", fft38_sweep), ("38-screen-text", fft38_screen_text),
-                       ("40-stage-choice", multi_gpu_stage_choice), ("40-h200x2-idea", multi_idea),
-                       ("40-h200x2-scaling", multi_scaling), ("40-h200x2-bound-text", multi_bound_text),
-                       ("40-h200x2-bound-r", multi_bound_r), ("40-h200x2-parts", multi_parts),
-                       ("40-h200x2-uneven", multi_uneven)] + SWEEP_BLOCKS:
+    out.mkdir(exist_ok=True)
+    for name, make in tables:
         text = make() + "\n"
-        path = OUT / f"{name}.md"
+        path = out / f"{name}.md"
         if check:  # change nothing: a committed table that differs from what the captures give is an error
             if not path.is_file() or path.read_text() != text:
                 stale.append(path.name)
@@ -991,17 +999,17 @@ def main():
             path.write_text(text)
             print(f"wrote {path}")
     if stale:
-        print(f"tables.py: {len(stale)} committed table(s) differ from what the captures give (run tables.py "
+        print(f"{script}: {len(stale)} committed table(s) differ from what the captures give (run {script} "
               f"--fill): {', '.join(stale)}", file=sys.stderr)
         sys.exit(1)
-    missing = sorted(set(BLOCKS.values()) - {p.stem for p in OUT.glob("*.md")})
+    missing = sorted(set(blocks.values()) - {p.stem for p in out.glob("*.md")})
     if missing:
-        raise SystemExit(f"tables.py: BLOCKS names tables not written: {', '.join(missing)}")
+        raise SystemExit(f"{script}: BLOCKS names tables not written: {', '.join(missing)}")
     if "--fill" in sys.argv[1:]:
         root = HERE.parents[3]
         cmd = [sys.executable, str(root / "tools" / "fill-measured"), str(root / "docs/results/nvidia-h100-80gb-hbm3.md")]
-        cmd += [f"--extra={block}={OUT / (f + '.md')}" for block, f in BLOCKS.items()]
-        if "--check" in sys.argv[1:]:
+        cmd += [f"--extra={block}={out / (f + '.md')}" for block, f in blocks.items()]
+        if check:
             cmd.append("--check")
         sys.exit(subprocess.run(cmd).returncode)
 
