@@ -378,11 +378,25 @@ def gpu_principles_verdict():
         f"full-buffer block per SM\n  against two halved ones), the halved buffer is {tight:.2f}x faster."])
 
 
+def misalignment_03():
+    """Chapter 03's misalignment bullet: the --offset 1 run against the aligned one (03-offset1.txt, 03.txt)."""
+    aligned, shifted = program_medians("03.txt"), program_medians("03-offset1.txt")
+
+    def cost(v, first=False):
+        return (f"{shifted[v]}{' ms' if first else ''} against {aligned[v]}{' aligned' if first else ''} "
+                f"({float(shifted[v]) / float(aligned[v]):.3g}x)")
+    return (f"- **Misalignment costs, and most for the narrow kernels** (H200, commit `e0a93a9`). With `--offset 1` "
+            f"(both pointers 4 bytes\n  past a 16-byte boundary) at 2^28: `int4-slides` {cost('int4-slides', True)}, "
+            f"`int2-slides`\n  {cost('int2-slides')}, `scalar-slides` {cost('scalar-slides')}, and the one-wave "
+            f"`scalar`\n  {cost('scalar')}. Every warp-wide access now straddles one more 32-byte sector and one more\n"
+            f"  128-byte line, and the ncu counts above show how much that extra sector weighs for each width.")
+
+
 TABLES = [(name, (lambda runs=runs: run_block(runs))) for name, runs in RUN_BLOCKS.items()] + [
     ("01-block-sizes", block_sizes), ("01-h200-branches", branches_01), ("01-h200-ncu-why", why_01),
     ("03-h200-ncu", ncu_03), ("03-h200-ncu-why", why_03), ("04-h200-ncu", ncu_04), ("04-h200-ncu-why", why_04),
     ("04-h200-sass-timings", sass_timings_04), ("02-h200-width", gpu_principles_width),
-    ("02-h200-verdict", gpu_principles_verdict)]
+    ("02-h200-verdict", gpu_principles_verdict), ("03-h200-misalignment", misalignment_03)]
 # README block -> the file in tables/ that fills it (each table fills the block of its own name).
 BLOCKS = {name: name for name, _ in TABLES}
 
