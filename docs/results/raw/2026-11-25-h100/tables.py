@@ -984,6 +984,7 @@ def write_tables(tables, blocks, out, argv):
     """Write each (name, make) of TABLES to OUT/name.md (with --check: only compare, exit 1 on a difference); with
     --fill, fill each README block of BLOCKS ({block: table name}) through tools/fill-measured (a table script in
     another raw folder calls this too)."""
+    script = pathlib.Path(sys.argv[0]).name
     check = "--check" in argv
     stale = []
     out.mkdir(exist_ok=True)
@@ -997,12 +998,12 @@ def write_tables(tables, blocks, out, argv):
             path.write_text(text)
             print(f"wrote {path}")
     if stale:
-        print(f"tables.py: {len(stale)} committed table(s) differ from what the captures give (run tables.py "
+        print(f"{script}: {len(stale)} committed table(s) differ from what the captures give (run {script} "
               f"--fill): {', '.join(stale)}", file=sys.stderr)
         sys.exit(1)
     missing = sorted(set(blocks.values()) - {p.stem for p in out.glob("*.md")})
     if missing:
-        raise SystemExit(f"tables.py: BLOCKS names tables not written: {', '.join(missing)}")
+        raise SystemExit(f"{script}: BLOCKS names tables not written: {', '.join(missing)}")
     if "--fill" in argv:
         root = HERE.parents[3]
         cmd = [sys.executable, str(root / "tools" / "fill-measured"), str(root / "docs/results/nvidia-h100-80gb-hbm3.md")]
