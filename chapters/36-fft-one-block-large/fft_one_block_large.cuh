@@ -231,8 +231,7 @@ struct OneBlock {
 };
 
 // ---- The configurations: the stage and the on-demand candidates (one list, read by setup and main.cu) -------
-// The stage's shape is a prediction until the GPU run's --variant all at N = 8192 and 16384 picks it
-// (README "Variants"): E = 32 (three passes, two exchanges, 256 / 512 threads), one signal per block, direct
+// The stage's shape, picked by --variant all at N = 8192 and 16384 (README "Measured"): E = 32 (three passes, two exchanges, 256 / 512 threads), one signal per block, direct
 // 8-byte accesses.
 using Stage = OneBlock<Shape<32, 1>>;
 using E16 = OneBlock<Shape<16, 1, 2>>;          // four passes, 512 / 1024 threads, 64 registers
@@ -241,7 +240,7 @@ using E16S2 = OneBlock<Shape<16, 2>>;           // two signals per block at N = 
 using E32Staged = OneBlock<Shape<32, 1>, true>;  // 16-byte global accesses through the buffer
 
 // One-time set-up for every configuration above on the current device: the shared-memory opt-in. Call it once
-// per device before any launch (the harness's Workload::setup; FftVariant::setup when it exists). Prints one
+// per device before any launch (FftVariant::setup, through the harness's Workload::setup). Prints one
 // line on stderr when this GPU cannot hold a configuration's block; those launches run chapter 35's four-step.
 inline void setup_fft_one_block_large() {
   static bool done[kMaxDevices] = {};

@@ -314,8 +314,7 @@ struct Cluster {
 };
 
 // ---- The configurations: the stage and the on-demand candidates (one list, read by setup and main.cu) -------
-// The stage's shapes are a prediction until the GPU run's --variant all at N = 32768 and 65536 picks them (README
-// "Variants"): C = 8 blocks of N / 8 values (32 / 64 KiB: several blocks per SM), E = 16, one shared tile; the
+// The stage's shapes, kept by --variant all at N = 32768 and 65536 (README "Variants", "Measured"): C = 8 blocks of N / 8 values (32 / 64 KiB: several blocks per SM), E = 16, one shared tile; the
 // register cap at 32768 lets three blocks of 256 threads in (80 registers, as ptxas took uncapped); at 65536
 // (512 threads) the cap for two blocks, 64, spills (68 bytes, CUDA 13.0), so the stage takes 128 and one block.
 using StageShort = Cluster<Shape<8, 16, 3>, kFirstLog2n, kFirstLog2n>;

@@ -292,8 +292,7 @@ struct TwoPass {
 };
 
 // ---- The configurations: the stage's and the on-demand candidates' (one list, read by setup and main.cu) ----
-// The stage's shape is a prediction until the GPU run's --variant all at 2^17 .. 2^20 picks it (README
-// "Variants"): E = 16 (chapter 35's four-step and chapter 37's stage), 16 columns or rows per block where two
+// The stage's shape, picked by --variant all at 2^17 .. 2^20 (README "Variants"): E = 16 (chapter 35's four-step and chapter 37's stage), 16 columns or rows per block where two
 // blocks still share an SM, else 8 (lengths 1024 and 2048: 16 rows of 1024 would take 136 KiB).
 using StageTwoPass = TwoPass<Shape<16>>;
 using W8 = TwoPass<Shape<16, 8>, 17, 20>;  // 64-byte runs everywhere: more, smaller blocks

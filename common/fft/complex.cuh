@@ -1,5 +1,5 @@
 // Complex arithmetic on float2 (x = real, y = imaginary) and twiddle factors by an exact phase: the device
-// building blocks every FFT chapter (30-39) shares unchanged. Chapters call these; none keeps a copy.
+// building blocks every FFT chapter (30-38) shares unchanged. Chapters call these; none keeps a copy.
 #pragma once
 
 #include <cuda_runtime.h>

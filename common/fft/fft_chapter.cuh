@@ -1,4 +1,4 @@
-// What every FFT chapter (30-39) shares: the variant description, the workload (seeded batch of complex
+// What every FFT chapter (30-38) shares: the variant description, the workload (seeded batch of complex
 // signals, the check against a CPU double-precision FFT), cuFFT as the vendor reference, and cudaMemcpy of
 // the same bytes. The chapters' own kernels live in their folders; this file holds only the scaffolding.
 #pragma once

@@ -1,4 +1,4 @@
-// The tests every FFT chapter runs (chapters 30-39). A chapter's test.cu is `#include "main.cu"` plus
+// The tests every FFT chapter runs (chapters 30-38). A chapter's test.cu is `#include "main.cu"` plus
 // TUT_FFT_CHAPTER_TESTS(chapter_spec(), the_variants()).
 //
 // What they cover, for every variant (on-demand ones too) at every length it supports from 8 up to its

@@ -452,7 +452,7 @@ def import_report(ncu, report):
 # a ladder can be profiled at the shape where a stage is weak: the FFT chapters' signal length, the SGEMM chapters'
 # matrix shape.
 CHAPTER_OPTIONS = [
-    ("length", "N", "FFT chapters (30-37): signal length, a power of two; batch = --size / N"),
+    ("length", "N", "FFT chapters (30-38): signal length, a power of two; batch = --size / N"),
     ("m", "M", "SGEMM chapters (20-29): rows of A and C"),
     ("n", "N", "SGEMM chapters (20-29): columns of B and C"),
     ("k", "K", "SGEMM chapters (20-29): columns of A, rows of B"),
