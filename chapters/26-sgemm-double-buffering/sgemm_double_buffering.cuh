@@ -31,8 +31,8 @@
 // the commit and wait are empty. The copies are then synchronous, so nothing overlaps, but the result is
 // the same.
 //
-// Shared memory doubles to 2 x 8.25 KiB. Unchanged from chapter 25: zeros for loads outside the matrix,
-// stores outside it skipped, beta == 0 never reads C.
+// Shared memory doubles to 2 x 8.125 KiB (kSharedBytes: 8 x 132 + 8 x 128 floats a stage). Unchanged from
+// chapter 25: zeros for loads outside the matrix, stores outside it skipped, beta == 0 never reads C.
 #pragma once
 
 #include <cuda_runtime.h>
