@@ -79,8 +79,9 @@ def scan_types():
             out.append(vs_cub_row(f"{t} {op}", pct(stage["pct_memcpy"]), pct(cub["pct_memcpy"]),
                                   ratio(stage["speed_vs_ref"])))
     out.append("")
-    out.append(PROVENANCE.format(what="working tree of commit c288e4a, `measure.sh` (the int64 run at 2^30 and the "
-                                 "timeline did not finish inside the call's time limit)",
+    out.append(PROVENANCE.format(what="working tree of commit c288e4a, `measure.sh` (the call's time limit stopped it "
+                                 "in the int64 run at 2^30: that run, the float run at 2^30 and the timeline are "
+                                 "missing)",
                                  raw="../../docs/results/raw/2026-11-25-h100/measure-c288e4a/ch18/"))
     return "\n".join(out)
 
