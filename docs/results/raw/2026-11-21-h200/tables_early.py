@@ -360,7 +360,7 @@ def gpu_principles_verdict():
         "- **Rule 3, a second block hides `__syncthreads()`: pays only for very fine-grained barriers.** With a "
         f"barrier\n  every 8 FMAs, one 512-thread block per SM reaches {fine[0]}% of peak, two blocks {fine[1]}%, four "
         f"blocks {fine[2]}%. With a\n  barrier every 32 FMAs the three differ by {max(mid) - min(mid):.1f} points "
-        f"({min(mid)}–{max(mid)}%), and from 128 FMAs per barrier\n  on they are within "
+        f"({min(mid)}–{max(mid)}%), and at 128 FMAs per barrier\n  they are within "
         f"{max(coarse) - min(coarse):.1f} points.",
         f"- **Rule 4, wider accesses: pays much more than it did.** At 128 threads per block, 32-bit copies move\n"
         f"  {float(copy[32][2]):,.0f} GB/s ({copy[32][3]}% of peak), 64-bit {float(copy[64][2]):,.0f} GB/s "
