@@ -7,6 +7,7 @@ tools/check does. No GPU, no compiler. Run: python3 tools/test_exercise_tool.py"
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -48,6 +49,8 @@ class ExerciseToolTest(unittest.TestCase):
             if (REPO / d).is_dir():
                 shutil.copytree(REPO / d, self.repo / d, ignore=ignore)
         shutil.copy2(REPO / "tools" / "exercise", self.repo / "tools" / "exercise")
+        # The chapters' headers: exercises with include_chapter compile against their chapter's design.
+        shutil.copytree(REPO / "chapters", self.repo / "chapters", ignore=exercise._chapter_headers_only)
         self.bin = self.tmp / "bin"
         self.bin.mkdir()
         for name in ("meson", "ninja"):
@@ -329,6 +332,41 @@ class ExerciseToolTest(unittest.TestCase):
         self.assertEqual(json.loads(report.read_text())["summary"]["skipped_no_gpu"], 2)
         setup = next(c for c in self.calls() if c[:2] == ["meson", "setup"])
         self.assertIn("-Dgpu_archs=90", setup)
+
+    def test_grading_tree_resolves_every_include_of_every_exercise(self):
+        """The grading build configures and compiles in a copy of the repository (make_grading_tree), not in it:
+        every quoted #include of each exercise's test and file under test, followed through the headers they
+        include, must resolve there on the include path exercises/meson.build gives (the file's own folder, the
+        exercise's folder, exercises/support, the chapter's folder for include_chapter, common/; `<name.cuh>` on
+        the include path alone), and no chapter
+        program may be configured there (no chapter meson.build)."""
+        tree = self.tmp / "grading-tree"
+        exercise.make_grading_tree(tree)
+        self.assertEqual(list((tree / "chapters").rglob("meson.build")), [])
+        # "name" and <name.cuh> are the project's (tests name the file under test with angle brackets, so
+        # that only the include path finds it); other <...> are the toolkit's or the system's.
+        include = re.compile(r'^\s*#\s*include\s+(?:"([^"]+)"|<([^>/]+\.cuh)>)', re.M)
+        unresolved = []
+        for e in MANIFEST:
+            dirs = [tree / "exercises" / e["id"], tree / "exercises" / "support"]
+            if e.get("include_chapter"):
+                dirs.append(tree / "chapters" / e["chapter"])
+            dirs += [tree / "common", tree / "common" / "fft", tree / "common" / "gemm"]
+            todo = [tree / e["files"]["test"], tree / e["files"]["exercise"]]
+            seen = set()
+            while todo:
+                f = todo.pop()
+                if f in seen:
+                    continue
+                seen.add(f)
+                for quoted, angled in include.findall(f.read_text(encoding="utf-8", errors="replace")):
+                    name = quoted or angled
+                    hit = next((d / name for d in ([f.parent] if quoted else []) + dirs if (d / name).is_file()), None)
+                    if hit is None:
+                        unresolved.append(f"{e['id']}: {f.relative_to(tree)} includes \"{name}\"")
+                    else:
+                        todo.append(hit.resolve())
+        self.assertEqual(unresolved, [])
 
     def test_grade_usage_errors(self):
         status, _, err = self.run_tool("grade", str(self.tmp / "nope"), "--json", "x.json")

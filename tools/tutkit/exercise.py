@@ -707,8 +707,19 @@ def find_submitted_file(folder, entry):
     return None
 
 
+HEADER_SUFFIXES = (".cuh", ".hpp", ".h")
+
+
+def _chapter_headers_only(folder, names):
+    """shutil.copytree ignore function: keep sub-folders and header files, drop everything else (the chapters'
+    meson.build above all: without it the grading build compiles no chapter program)."""
+    return [n for n in names if not (Path(folder) / n).is_dir() and not n.endswith(HEADER_SUFFIXES)]
+
+
 def make_grading_tree(dest):
-    """A copy of what the exercise build needs (no chapters, no build dirs)."""
+    """A copy of what the exercise build needs: common/, exercises/, solutions/, and the chapters' headers only
+    (an exercise with include_chapter is one header of its chapter's design and compiles against the rest of
+    it, which may include another chapter's header: 18's includes 17's). No chapter programs, no build dirs."""
     dest.mkdir(parents=True, exist_ok=True)
     for f in ("meson.build", "meson_options.txt"):
         shutil.copy2(REPO / f, dest / f)
@@ -717,6 +728,10 @@ def make_grading_tree(dest):
         if (dest / d).exists():
             shutil.rmtree(dest / d)
         shutil.copytree(REPO / d, dest / d, ignore=ignore)
+    if (dest / "chapters").exists():
+        shutil.rmtree(dest / "chapters")
+    if (REPO / "chapters").is_dir():
+        shutil.copytree(REPO / "chapters", dest / "chapters", ignore=_chapter_headers_only)
     # The wraps, and doctest where the wrap has already fetched it (so that grading needs no network).
     sub = dest / "subprojects"
     if (REPO / "subprojects").is_dir():
