@@ -8,7 +8,8 @@
 //     of T) or Max (identity numeric_limits<T>::lowest()).
 // Status words: a 4-byte value shares one 64-bit word with its flag (chapter 17's relaxed words); an 8-byte
 // value cannot, so it lives in two arrays (aggregate, inclusive prefix, each written once) beside a 32-bit flag
-// published with release and read back with an acquire fence, as CUB does for large types.
+// published with release and read back with an acquire fence (CUB instead packs an 8-byte primitive value with
+// its flag in one 16-byte word, ScanTileState's ulonglong2; it splits the status only for larger types).
 // Floating-point sums are not associative, so where the operator is not exactly regroupable (Op::regroupable)
 // the look-back folds the predecessors' values one by one in tile order instead of a warp tree: then every
 // tile's inclusive prefix is, bit for bit, ((A0 + A1) + A2) + ... of the tile aggregates, whichever
