@@ -245,6 +245,23 @@ def targets17():
             f"[16-best-2p30-1.txt]({LINK}2026-11-22-h200/16-best-2p30-1.txt)).")
 
 
+def screen17():
+    """The H200 sentences of chapter 17's first screen (between its two screens/ templates): CUB's share of the copy
+    in the b100d90 run the targets were set on, and the ncu metric that shows why (the profile table's stage and CUB
+    rows, 17-profile)."""
+    cub = run16()["cub"]
+    path = HERE / "ncu-16-lookback-rescan-hybrid-cpasync-t192-s48-r32.csv"
+    st, cb = scan_launch(path, 1), scan_launch(HERE / "ncu-16-cub.csv", 1)
+    dram = "dram__throughput.avg.pct_of_peak_sustained_elapsed"
+    assert num(st[dram]) > num(cb[dram])
+    return (f"On the H200 the targets were set on, CUB ran at {pct(cub)}% of the copy (commit `b100d90`, \"Against the "
+            f"targets\").\n"
+            f"**The metric that shows why:** `{dram}` of the scan kernel at 2^28: **{num(st[dram]):.1f}%** for this "
+            f"stage against **{num(cb[dram]):.1f}%** for CUB's `DeviceScanKernel` in the same `ncu` session (NVIDIA "
+            f"H200, 2026-11-22, commit `b100d90`, raw: [{path.name}]({LINK}2026-11-22-h200/{path.name}), "
+            f"[ncu-16-cub.csv]({LINK}2026-11-22-h200/ncu-16-cub.csv)).")
+
+
 def size_table_rows(path):
     """{(size, variant): {column: text}} from a size_table.sh markdown table."""
     lines = [l for l in open(path) if l.startswith("| ")]
@@ -503,7 +520,7 @@ TABLES = [("16-chosen", chosen16), ("16-shapes", shapes16), ("16-ncu", ncu16), (
           ("17-profile", profile17), ("17-targets", targets17), ("17-best", best17),
           ("17-zones-text", zones17_text), ("17-effects", effects17), ("17-profile-text", profile17_text),
           ("17-by-size", by_size17), ("16-ncu-text", ncu16_text),
-          ("17-lab", lab17), ("17-lab-text", lab17_text)]
+          ("17-lab", lab17), ("17-lab-text", lab17_text), ("17-screen", screen17)]
 
 # README block name -> the file in tables/ that fills it (tools/fill-measured --extra NAME=FILE).
 BLOCKS = {"16-h200-chosen": "16-chosen", "16-h200-shapes": "16-shapes", "16-h200-ncu": "16-ncu",
@@ -511,7 +528,8 @@ BLOCKS = {"16-h200-chosen": "16-chosen", "16-h200-shapes": "16-shapes", "16-h200
           "17-h200-targets": "17-targets", "17-h200-best": "17-best",
           "17-h200-zones-text": "17-zones-text", "17-h200-effects": "17-effects",
           "17-h200-profile-text": "17-profile-text", "17-h200-by-size": "17-by-size", "16-h200-ncu-text": "16-ncu-text",
-          "17-lab-h200": "17-lab", "17-lab-h200-text": "17-lab-text"}
+          "17-lab-h200": "17-lab", "17-lab-h200-text": "17-lab-text",
+          "17-h200-screen": "17-screen"}
 
 
 def main():
