@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the H200 tables that chapters 01-04 cite from this folder's captures (2026-11-21, commit e0a93a9), as
-the chapter programs printed them (no GPU needed):
+the chapter programs printed them, and chapter 09's racecheck excerpt (racecheck-09-*.txt; no GPU needed):
 
   python3 docs/results/raw/2026-11-21-h200/tables_early.py          # writes tables/*.md beside this file
   python3 docs/results/raw/2026-11-21-h200/tables_early.py --fill   # and fills every README block they feed
@@ -392,11 +392,33 @@ def misalignment_03():
             f"  128-byte line, and the ncu counts above show how much that extra sector weighs for each width.")
 
 
+def racecheck_09():
+    """Chapter 09's racecheck of the article's variant (its first hazard and the summary) and of the stage."""
+    art = (HERE / "racecheck-09-article.txt").read_text().splitlines()
+    stage = (HERE / "racecheck-09-scan-zero-padding.txt").read_text().splitlines()
+    summary = lambda lines: next(line for line in lines if "RACECHECK SUMMARY" in line)
+    hazard = art[:art.index("=========     Saved host backtrace up to driver entry point at kernel launch time")]
+    m = re.search(r"\((\d+) errors, (\d+) warnings\)", summary(art))
+    errors, warnings = int(m.group(1)), int(m.group(2))
+    row = h100_tables().program_rows(HERE / "racecheck-09-article.txt")["article"]
+    assert errors == 0 and "0 hazards" in summary(stage)
+    return (f"On the NVIDIA H200 (CUDA 13.0, 2026-11-21, commit `bb8222b`), the `article` variant:\n\n```\n"
+            + "\n".join(hazard) + f"\n...\n{summary(art)}\n```\n\n"
+            "and the default `scan-zero-padding` variant, same command with `--variant scan-zero-padding`:\n\n"
+            f"```\n{summary(stage)}\n```\n\n"
+            f"racecheck reports the hazards as warnings ({warnings:,} of them at {row['n']} elements) and exits 0; the "
+            f"article variant still produced the right sums in this run (its check column says `{row['check']}`), "
+            "which is what makes the race dangerous: it is right until the scheduler interleaves the warp "
+            f"differently. Full outputs: [racecheck-09-article.txt]({RAW_LINK}racecheck-09-article.txt), "
+            f"[racecheck-09-scan-zero-padding.txt]({RAW_LINK}racecheck-09-scan-zero-padding.txt).")
+
+
 TABLES = [(name, (lambda runs=runs: run_block(runs))) for name, runs in RUN_BLOCKS.items()] + [
     ("01-block-sizes", block_sizes), ("01-h200-branches", branches_01), ("01-h200-ncu-why", why_01),
     ("03-h200-ncu", ncu_03), ("03-h200-ncu-why", why_03), ("04-h200-ncu", ncu_04), ("04-h200-ncu-why", why_04),
     ("04-h200-sass-timings", sass_timings_04), ("02-h200-width", gpu_principles_width),
-    ("02-h200-verdict", gpu_principles_verdict), ("03-h200-misalignment", misalignment_03)]
+    ("02-h200-verdict", gpu_principles_verdict), ("03-h200-misalignment", misalignment_03),
+    ("racecheck-09", racecheck_09)]
 # README block -> the file in tables/ that fills it (each table fills the block of its own name).
 BLOCKS = {name: name for name, _ in TABLES}
 
