@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Writes the H200 history that chapters 22, 27 and 35 keep from this folder's first SGEMM and FFT runs (the call2-*
-captures: NVIDIA H200, 2026-11-23; see README.md): chapter 22's claims (call2-sgemm-a-all-22-*.txt, with the ncu
-profile of the current code from ../2026-11-23-h200x2/ncu/ncu-sgemm.csv and ../2026-11-23-h200-f18eb3b/ncu/),
-chapter 27's candidates (call2-sgemm-b-all-27-*.txt), and the paragraph of chapter 35 on how its stage was chosen
+"""Writes the H200 history that chapters 22, 27, 33 and 35 keep from this folder's first SGEMM and FFT runs (the
+call2-* captures: NVIDIA H200, 2026-11-23; see README.md): chapter 22's claims (call2-sgemm-a-all-22-*.txt, with the
+ncu profile of the current code from ../2026-11-23-h200x2/ncu/ncu-sgemm.csv and ../2026-11-23-h200-f18eb3b/ncu/),
+chapter 27's candidates (call2-sgemm-b-all-27-*.txt), chapter 33's variants (call2-fft-b-all-33-n*.txt, with the
+fixed half exchange in ../2026-11-23-h200x2/fft35/all-33-n2048.txt and the register count of the H100 capture
+../2026-11-25-h100/ncu-bf8018c/ncu-fft.csv), and the paragraph of chapter 35 on how its stage was chosen
 (call2-fft-b-all-35-n*.txt and call2-fft-b-run-35.txt, with the second run of every candidate,
 ../2026-11-23-h200x2/fft35/all-35-n*.csv). No GPU needed:
 
@@ -201,8 +203,103 @@ def candidates27():
     return "\n".join(out)
 
 
-TABLES = [("22-h200-claims", claims22), ("27-h200-candidates", candidates27), ("35-h200-how-chosen", how_chosen)]
-BLOCKS = {"22-claims": "22-h200-claims", "27-candidates": "27-h200-candidates", "35-h200-how-chosen": "35-h200-how-chosen"}
+# Chapter 33 at N = 2048: compile-time facts (ptxas -v, nvcc 13.0, sm_90: registers per thread of the plain and the
+# half exchange's kernel) and the H200's per-SM limits (CUDA's occupancy rules), kept as constants; the limits in
+# the block are computed from them.
+N33, THREADS33, VALUES33 = 2048, 128, 16  # BlockShape<2048>: one signal of 16 values per thread
+REGS33 = {"plain": 56, "half": 63}
+SM_SMEM_KB, SM_RESERVED_KB, SM_REGS, SM_THREADS, SM_WARPS = 228, 1, 65536, 2048, 64
+NCU_H100_FFT = HERE.parent / "2026-11-25-h100" / "ncu-bf8018c" / "ncu-fft.csv"  # the first screen's ncu capture
+
+
+def fft33():
+    """Chapter 33's variants: the first GPU run (N = 16 and 2048), the half exchange with the fixed code at N = 2048
+    (../2026-11-23-h200x2/fft35/all-33-n2048.txt), and what limits the blocks per SM."""
+    first = {n: dict(text_rows(f"call2-fft-b-all-33-n{n}.txt")) for n in (16, 2048)}
+    fixed = dict(f18.early.h100_tables().program_rows(HERE.parent / "2026-11-23-h200x2" / "fft35" / "all-33-n2048.txt"))
+    sp = lambda r: r["speed vs cufft"]
+    cell = lambda r, of="": f"{sp(r)} ({r['% memcpy']}%{of})"
+    st16, pre16, half16 = (first[16][v] for v in ("fft-registers-exchange", "prearranged", "half-exchange"))
+    st, half = first[2048]["fft-registers-exchange"], first[2048]["half-exchange"]
+    assert half["check"].startswith("MISMATCH") and fixed["half-exchange"]["check"] == "ok"  # "wrong results then"
+    assert pre16["check"] == "known"  # "known defect: ..."  # N = 16: it expects the article's pre-arranged layout
+    worth = float(st16["median ms"]) / float(pre16["median ms"])
+    out = [f"{RUN} at 2^27 elements, from the first GPU run of this chapter, before commit 2a94bb2 put several "
+           f"signals in each block for N ≥ 32 and before b0ca1cb fixed the half exchange (raw: [N = 16]({RAW_LINK}"
+           f"call2-fft-b-all-33-n16.txt), [N = 2048]({RAW_LINK}call2-fft-b-all-33-n2048.txt)), as speed against cuFFT "
+           "in the same process:", "",
+           "| N | `fft-registers-exchange` (stage) | `prearranged` (the article's layout) | `half-exchange` |",
+           "|---|---:|---:|---:|",
+           f"| 16 | {cell(st16, ' of memcpy')} | {cell(pre16)}, on pre-arranged data | {sp(half16)} (N = 16 does not "
+           "use it) |",
+           f"| 2048 | {cell(st)} | {cell(first[2048]['prearranged'])} | wrong results then (the bug fixed in b0ca1cb); "
+           f"{sp(fixed['half-exchange'])} after the fix (below) |", "",
+           f"At N = 16 the article's pre-arranged layout is worth {worth:.2f}x over the transpose through shared "
+           "memory: the price of reading natural data coalesced.", "",
+           "The half-exchange trick against the plain exchange at N = 2048, with the fixed code (NVIDIA H200, CUDA 13.0,"
+           "\n2026-11-23, commit `7926d81`, 1 GiB batch, `--variant all --length 2048 --budget-ms 150`; raw:\n"
+           "[all-33-n2048.txt](../../docs/results/raw/2026-11-23-h200x2/fft35/all-33-n2048.txt)):", "",
+           "| N = 2048 | median µs | GB/s | % of `cudaMemcpy` | vs cuFFT |", "|---|---:|---:|---:|---:|"]
+    for v, label in (("fft-registers-exchange", "`fft-registers-exchange` (stage, plain exchange)"),
+                     ("half-exchange", "`half-exchange`"),
+                     ("prearranged", "`prearranged` (at N = 2048 the stage's code: it differs only at N = 8 and 16)"),
+                     ("cufft", "cuFFT"), ("cudaMemcpy", "`cudaMemcpy`")):
+        r = fixed[v]
+        speed = f"**{sp(r)}**" if v == "half-exchange" else ("–" if v == "cudaMemcpy" else sp(r))
+        out.append(f"| {label} | {1000 * float(r['median ms']):.1f} | {r['GB/s']} | {r['% memcpy']} | {speed} |")
+    plain, halved = (float(sp(fixed[v]).rstrip("x")) for v in ("fft-registers-exchange", "half-exchange"))
+    buf = {"plain": N33 * 8, "half": N33 // 2 * 8}  # float2: 8 bytes
+    smem = SM_SMEM_KB * 1024
+    by_smem = {k: smem // (b + SM_RESERVED_KB * 1024) for k, b in buf.items()}
+    by_threads = SM_THREADS // THREADS33
+    by_regs = {k: SM_REGS // (r * THREADS33) for k, r in REGS33.items()}
+    blocks = {k: min(by_smem[k], by_threads, by_regs[k]) for k in buf}
+    assert all(blocks[k] == by_regs[k] < by_smem[k] for k in buf) and blocks["half"] < blocks["plain"]
+    warps = {k: blocks[k] * THREADS33 // 32 for k in buf}
+    ncu = [r for r in csv.DictReader(open(NCU_H100_FFT)) if r["chapter"] == "33-fft-registers-exchange"]
+    assert len(ncu) == 1
+    regs1024 = int(ncu[0]["regs"])
+    blocks1024 = SM_REGS // (regs1024 * THREADS33)
+    warps1024 = blocks1024 * THREADS33 // 32
+    kib = lambda b: f"{b // 1024} KiB"
+    out += ["", f"**The trick costs {100 * (1 - halved / plain):.0f}% of the speed today** ({halved:.3f}x cuFFT against "
+            f"{plain:.3f}x). Why, from the occupancy. At N = {N33}\na block is {THREADS33} threads, one signal of "
+            f"{VALUES33} values per thread (`BlockShape<{N33}>`), and `fft_block_kernel`'s\nexchange buffer is `buf[N]` "
+            f"= {N33} `float2` = {kib(buf['plain'])} for the plain exchange, `buf[N / 2]` = {kib(buf['half'])} for the "
+            "half.\nOn the article's GT200 (16 KB of shared memory per SM, 8 KB for the real parts of 2048 values, see "
+            "above) the\nfull buffer left room for one block per SM and the half for two, so the halving bought the "
+            "second block that\nhides the first one's barriers. On the H200 (228 KB of shared memory per SM, up to 227 "
+            "KB per block, 64 K\nregisters and 2048 threads per SM), per SM:", "",
+            "| what limits the blocks per SM | plain exchange | half exchange |", "|---|---:|---:|",
+            f"| shared memory: {SM_SMEM_KB} KB = {smem:,} bytes, each block its buffer + {SM_RESERVED_KB} KB the "
+            f"runtime reserves | {smem:,} / {buf['plain'] + 1024:,} → {by_smem['plain']} | {smem:,} / "
+            f"{buf['half'] + 1024:,} → {by_smem['half']} |",
+            f"| threads: {SM_THREADS} | {SM_THREADS} / {THREADS33} → {by_threads} | {SM_THREADS} / {THREADS33} → "
+            f"{by_threads} |",
+            f"| registers: {SM_REGS:,}, at the `ptxas -v` counts for N = {N33} ({REGS33['plain']} and {REGS33['half']} "
+            f"per thread: \"What to expect\" above, the table below) | {SM_REGS:,} / ({REGS33['plain']} × {THREADS33}) "
+            f"→ {by_regs['plain']} | {SM_REGS:,} / ({REGS33['half']} × {THREADS33}) → {by_regs['half']} |",
+            f"| resident blocks (the smallest) | **{blocks['plain']}** ({warps['plain']} of {SM_WARPS} warps) | "
+            f"**{blocks['half']}** ({warps['half']} of {SM_WARPS} warps) |", "",
+            f"The plain exchange already fits {by_smem['plain']} blocks by shared memory, and the registers, not shared "
+            "memory, limit both\nkernels: halving the buffer cannot add the block the GT200 needed. It even loses one, "
+            "since a thread of the\nhalf exchange holds its inputs (`next`) and its outputs at once. What the trick does "
+            "add is its second round:\nfour barriers per exchange instead of two (eight per signal at N = 2048 instead "
+            "of four), with half of the\nthreads idle while the other half writes. The same register limit shows in "
+            "`ncu` for the plain kernel at\nN = 1024 (the first screen, H100): "
+            f"{regs1024} registers per thread, so {SM_REGS:,} / ({regs1024} × {THREADS33}) → {blocks1024} blocks, "
+            f"{warps1024} of {SM_WARPS} warps\n({100 * warps1024 / SM_WARPS:.1f}%), close to the achieved occupancy "
+            "measured there.", "",
+            "Not yet measured: `ncu` of both kernels at N = 2048 (`launch__occupancy_limit_registers`,\n"
+            "`launch__occupancy_limit_shared_mem`, achieved occupancy, barrier stalls); the limits above are computed "
+            "from\nthe `ptxas` counts."]
+    return "\n".join(out)
+
+
+TABLES = [("22-h200-claims", claims22), ("27-h200-candidates", candidates27), ("33-h200-variants", fft33),
+          ("35-h200-how-chosen", how_chosen)]
+BLOCKS = {"22-claims": "22-h200-claims", "27-candidates": "27-h200-candidates", "33-fft-variants": "33-h200-variants",
+          "35-h200-how-chosen": "35-h200-how-chosen"}
 
 if __name__ == "__main__":
     early.main(TABLES, BLOCKS, HERE)
