@@ -204,6 +204,34 @@ class RulesTest(unittest.TestCase):
         self.assert_caught(self.plant("| fake-stage | 1 |\n\n(Full", "| fake-stage | 2 |\n\n(Full"),
                            "measured", "differs", 16)
 
+    def test_measured_block_without_generator(self):
+        """A block that no generator writes (no results file cited, no screens/ template, no table script's BLOCKS
+        entry) is a typed copy of numbers: flagged where it opens."""
+        text = self.plant("## More\n", "## More\n\n<!-- measured: 99-typed -->\nThe stage runs 1.23x CUB.\n"
+                          "<!-- /measured -->\n")
+        self.assert_caught(text, "measured", "99-typed: no generator writes it", 16)
+
+    def test_table_script_blocks(self):
+        """A block named in the BLOCKS of a table script that tools/meson.build runs is its committed table; one the
+        meson.build does not list has no generator."""
+        raw = self.repo.root / "docs/results/raw/2026-01-01-fake"
+        (raw / "tables").mkdir(parents=True)
+        (raw / "tables.py").write_text('BLOCKS = {"99-from-script": "99-table"}\n'
+                                       'if __name__ == "__main__":\n    raise SystemExit("not run by the lint")\n')
+        (raw / "tables/99-table.md").write_text("| n | GB/s |\n|---|---:|\n| 1 | 2.5 |\n")
+        block = "<!-- measured: 99-from-script -->\n| n | GB/s |\n|---|---:|\n| 1 | 2.5 |\n<!-- /measured -->\n"
+        text = self.plant("## More\n", "## More\n\n" + block)
+        meson = self.repo.root / "tools/meson.build"
+        meson.write_text("foreach t : [['results-tables-other', 'elsewhere/tables.py']]\nendforeach\n")
+        self.assert_caught(text, "measured", "99-from-script: no generator writes it", 16)
+        self.assertIn((1, "measured"), [(f[0], f[1]) for f in self.findings(text) if "elsewhere/tables.py" in f[2]])
+        meson.write_text("foreach t : [['results-tables-fake', '2026-01-01-fake/tables.py']]\n  test(t[0])\nendforeach\n")
+        self.assertEqual(self.findings(text), [])
+        self.assert_caught(text.replace("| 1 | 2.5 |\n<!--", "| 1 | 2.6 |\n<!--"), "measured",
+                           "differs from docs/results/raw/2026-01-01-fake/tables/99-table.md", 16)
+        (raw / "tables/99-table.md").unlink()
+        self.assert_caught(text, "measured", "no committed table", 16)
+
     def test_stale_results_link(self):
         text = self.plant("## More\n", "## More\n\nOne run, commit `1234567` ([r](../../docs/results/fake.md)).\n")
         self.assert_caught(text, "stale", "abcdef1", 16)

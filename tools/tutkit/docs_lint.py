@@ -12,7 +12,10 @@ Rules (each finding is one line `FILE:LINE: RULE: message`):
             --build DIR, from the built program's --list. A name the variant had once is accepted when the README
             declares it: <!-- former-variants: NAME ... --> (beside the sentence that says when it was so named)
   measured  a measured block that cites its results file ("(Full results and the command: [..](FILE).)")
-            is exactly what tools/fill-measured would write from FILE today
+            is exactly what tools/fill-measured would write from FILE today; a block filled from a table script
+            (a BLOCKS entry of a docs/results/raw/*/tables*.py that tools/meson.build runs as a host test) is its
+            committed table (tables/NAME.md); a block from a template is what docs/results/screens/NAME.md
+            renders; and every block has one of those generators (a block that none writes was typed by hand)
   stale     a link to a results file (docs/results/**.md or .json) in a paragraph that names a commit stands
             beside the commit that file holds (the last commit named before the link, else the first after) (otherwise the values it cites are only in git history)
   screen    the first screen (first 40 lines) of a chapter README has: a "## " heading or a bold lead
@@ -49,6 +52,9 @@ COMMIT = re.compile(r"commit `?(?P<sha>[0-9a-f]{7,40})`?")
 FORMER = re.compile(r"<!-- former-variants: ([^>]*?) -->")
 VARIANT_SHAPE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9+._-]*$")
 NCU_METRIC = re.compile(r"`[a-z0-9]+__[\w.]+`")
+# The table scripts tools/meson.build runs as host tests: ['test name', '<raw folder>/tables*.py'] under docs/results/raw.
+MESON_BUILD = "tools/meson.build"
+TABLE_SCRIPT = re.compile(r"\[\s*'[\w.-]+'\s*,\s*'(?P<script>[\w.-]+/tables\w*\.py)'\s*\]")
 
 
 # ---------------------------------------------------------------------------------------------- variants
@@ -205,6 +211,7 @@ class Lint:
             self.screen_done = {l.split("#")[0].strip() for l in done_file.read_text().splitlines()} - {""}
         self._fills = {}
         self._screens = None
+        self._tables = None
         self._all_variants = None
 
     def add(self, path, line, rule, msg):
@@ -312,19 +319,52 @@ class Lint:
                 self.add(self.root / "docs" / "results" / "screens", 1, "measured", str(e))
         return self._screens
 
+    def table_blocks(self):
+        """{block: committed table file} for each BLOCKS entry ({block: table name}) of the table scripts that
+        tools/meson.build lists (each script is loaded, not run: its tables are not regenerated here; the host tests
+        run each with --fill --check)."""
+        if self._tables is None:
+            self._tables = {}
+            meson = self.root / MESON_BUILD
+            scripts = TABLE_SCRIPT.findall(meson.read_text()) if meson.is_file() else []
+            for i, rel in enumerate(scripts):
+                script = self.root / "docs" / "results" / "raw" / rel
+                try:
+                    spec = importlib.util.spec_from_file_location(f"_lint_tables_{i}", script)
+                    mod = importlib.util.module_from_spec(spec)
+                    spec.loader.exec_module(mod)
+                    blocks = dict(mod.BLOCKS)
+                except (Exception, SystemExit) as e:  # a broken script is a finding, not a crash of the lint
+                    self.add(meson, 1, "measured", f"cannot read BLOCKS of docs/results/raw/{rel}: {e!r}")
+                    continue
+                for block, table in blocks.items():
+                    self._tables[block] = script.parent / "tables" / f"{table}.md"
+        return self._tables
+
     def check_measured(self, path, text):
         for m in MEASURED.finditer(text):
             name = m.group("name")
+            line = line_of(text, m.start())
             if name in self.screens():
                 if m.group("body").strip("\n") != self.screens()[name]:
-                    self.add(path, line_of(text, m.start()), "measured", f"block {name} differs from what "
+                    self.add(path, line, "measured", f"block {name} differs from what "
                              f"tools/fill-measured renders from docs/results/screens/{name}.md")
+                continue
+            table = self.table_blocks().get(name)
+            if table is not None:
+                rel = table.relative_to(self.root)
+                if not table.is_file():
+                    self.add(path, line, "measured", f"block {name}: no committed table {rel} (run its script)")
+                elif m.group("body").strip("\n") != table.read_text().strip():
+                    self.add(path, line, "measured", f"block {name} differs from {rel} (its script's --fill writes it)")
                 continue
             cited = FULL_RESULTS.search(m.group("body"))
             if not cited:
-                continue  # filled from an --extra snippet: nothing to regenerate it from
+                self.add(path, line, "measured", f"block {name}: no generator writes it (not a section of a results "
+                         "file it cites, nor a docs/results/screens/ template, nor a BLOCKS entry of a table script "
+                         f"in {MESON_BUILD}): a typed copy of measured numbers")
+                continue
             results = (path.parent / cited.group("target")).resolve()
-            line = line_of(text, m.start())
             if not results.is_file():
                 self.add(path, line, "measured", f"block {m.group('name')}: no such results file {cited.group('target')}")
                 continue
