@@ -230,7 +230,7 @@ def fft33():
            "in the same process:", "",
            "| N | `fft-registers-exchange` (stage) | `prearranged` (the article's layout) | `half-exchange` |",
            "|---|---:|---:|---:|",
-           f"| 16 | {cell(st16, ' of memcpy')} | {cell(pre16)}, on pre-arranged data | {sp(half16)} (N = 16 does not "
+           f"| 16 | {cell(st16, ' of memcpy')} | {cell(pre16)}, reading the input as pre-arranged (timed on natural data, so it transforms permuted signals) | {sp(half16)} (N = 16 does not "
            "use it) |",
            f"| 2048 | {cell(st)} | {cell(first[2048]['prearranged'])} | wrong results then (the bug fixed in b0ca1cb); "
            f"{sp(fixed['half-exchange'])} after the fix (below) |", "",
