@@ -324,6 +324,20 @@ class TourEndToEndTest(unittest.TestCase):
         self.assertIn("07-nogpu: error: no CUDA GPU found", out)
         self.assertNotIn("-test", " ".join(c[0] for c in self.build.calls()))
 
+    def test_no_usable_gpu_stops_after_the_first_program_with_one_line(self):
+        nogpu = FakeBuild(["00-nogpu", "05-scan-baseline", "06-scan-shared-memory"])
+        try:
+            status, out, err = call(tour.main, ["--build", str(nogpu.dir), "--no-build"])
+            self.assertEqual(status, 1)
+            self.assertEqual([c[0] for c in nogpu.calls()], ["00-nogpu"], "the other programs are not run")
+            errors = [l for l in err.splitlines() if "error:" in l]
+            self.assertEqual(len(errors), 1, err)
+            self.assertIn("00-nogpu says no CUDA GPU found", errors[0])
+            self.assertIn("tools/check", errors[0])
+            self.assertNotIn("programs failed", out)
+        finally:
+            nogpu.cleanup()
+
     def test_bad_input(self):
         for argv, message in [(["--size", "abc"], "invalid size 'abc'"), (["--budget-ms", "0"], "--budget-ms"),
                               (["--chapters", "42"], "no built chapter program matches '42'"),

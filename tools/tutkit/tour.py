@@ -614,14 +614,25 @@ def run_tour(args, extra):
     return run_programs(programs, opts, args.timeout)
 
 
+# What every chapter program says (common/device.cu, NoUsableGpu) when this machine has no GPU it can run on.
+NO_USABLE_GPU = ("error: no CUDA GPU found", "error: unsupported GPU")
+
+
 def run_programs(programs, opts, timeout):
-    """Runs [(chapter, path)] one after another with `opts`, saying which one runs and how many are left."""
+    """Runs [(chapter, path)] one after another with `opts`, saying which one runs and how many are left.
+    When the first program finds no usable GPU, every other would too: one line and exit status 1 instead
+    of the same failure for every program."""
     records = []
     start = time.monotonic()
     for i, (chapter, path) in enumerate(programs, 1):
         left = len(programs) - i
         note(f"[{i}/{len(programs)}] {chapter} ({left} left after it, {time.monotonic() - start:.0f} s so far)")
         records.append(run_program(chapter, path, opts, timeout, display_path=display_path(path)))
+        error = records[0]["error"] or ""
+        if i == 1 and error.startswith(NO_USABLE_GPU):
+            raise ToolError(f"{chapter} says {error[len('error: '):]}. Everything is built; the chapter programs "
+                            f"need that GPU, so nothing was measured. `tools/check` runs the host tests here.",
+                            status=1)
     note(f"ran {len(programs)} programs in {time.monotonic() - start:.0f} s")
     return records
 
