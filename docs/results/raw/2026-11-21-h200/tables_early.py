@@ -306,7 +306,8 @@ def gpu_principles_width():
     """Rule 4's prediction, proved wrong: the 32- and 64-bit copies' share of cudaMemcpy at 128 threads."""
     r = h100_tables().program_rows(HERE / "02-bandwidth.txt")
     tb = float(first(r"DRAM peak here: ([\d.]+) GB/s", "02-bandwidth.txt")) / 1000
-    return (f"**The measurement below proved the first half wrong:** at 128 threads per block the 32-bit copy\n"
+    return (f"**The measurement below proved the first half wrong** (NVIDIA H200, CUDA 13.0, 2026-11-21):\n"
+            f"at 128 threads per block the 32-bit copy\n"
             f"reaches only {r['copy32-block128']['% memcpy']}% of `cudaMemcpy` and the 64-bit copy "
             f"{r['copy64-block128']['% memcpy']}%; only the 128-bit copy matches it. One 4-byte\nload per thread per "
             f"iteration does not keep enough bytes in flight at {tb:.1f} TB/s.")
