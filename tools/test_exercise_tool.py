@@ -337,8 +337,8 @@ class ExerciseToolTest(unittest.TestCase):
         """The grading build configures and compiles in a copy of the repository (make_grading_tree), not in it:
         every quoted #include of each exercise's test and file under test, followed through the headers they
         include, must resolve there on the include path exercises/meson.build gives (the file's own folder, the
-        exercise's folder, exercises/support, the chapter's folder for include_chapter, common/; `<name.cuh>` on
-        the include path alone), and no chapter
+        exercise's folder, exercises/support, common/; `<name.cuh>` on the include path alone; a test with
+        include_chapter reaches its chapter's headers by a relative path), and no chapter
         program may be configured there (no chapter meson.build)."""
         tree = self.tmp / "grading-tree"
         exercise.make_grading_tree(tree)
@@ -348,10 +348,8 @@ class ExerciseToolTest(unittest.TestCase):
         include = re.compile(r'^\s*#\s*include\s+(?:"([^"]+)"|<([^>/]+\.cuh)>)', re.M)
         unresolved = []
         for e in MANIFEST:
-            dirs = [tree / "exercises" / e["id"], tree / "exercises" / "support"]
-            if e.get("include_chapter"):
-                dirs.append(tree / "chapters" / e["chapter"])
-            dirs += [tree / "common", tree / "common" / "fft", tree / "common" / "gemm"]
+            dirs = [tree / "exercises" / e["id"], tree / "exercises" / "support",
+                    tree / "common", tree / "common" / "fft", tree / "common" / "gemm"]
             todo = [tree / e["files"]["test"], tree / e["files"]["exercise"]]
             seen = set()
             while todo:
@@ -367,6 +365,34 @@ class ExerciseToolTest(unittest.TestCase):
                     else:
                         todo.append(hit.resolve())
         self.assertEqual(unresolved, [])
+
+    def test_verify_static_reports_a_folder_that_shadows_the_file_under_test(self):
+        """meson writes a target's include folders to nvcc's command in reverse order: with exercise 18's chapter
+        folder on the path (as exercises/meson.build had it until 2026-11-27) the chapter's packed_status.cuh was
+        found before the student's, and the exercise passed as shipped. The static check reads the build's
+        compile_commands.json and must report that order, and accept the exercise's own folder first."""
+        e = entry("18")
+        build = self.tmp / "order-build"
+        (build / "meson-info").mkdir(parents=True)
+        (build / "meson-info" / "meson-info.json").write_text(json.dumps({"directories": {"source": str(REPO)}}))
+
+        def commands(first_chapter):
+            out = []
+            for kind, folder in (("exercise", "exercises"), ("solution", "solutions")):
+                own = f"-I{REPO / folder / e['id']}"
+                chapter = f"-I{REPO / 'chapters' / e['chapter']}"
+                incs = [chapter, f"-I{REPO / 'exercises' / 'support'}", own] if first_chapter else \
+                    [f"-I{REPO / 'exercises' / 'support'}", own, f"-I{REPO / 'common'}"]
+                out.append({"directory": str(build), "file": f"exercises/{kind}-{e['id']}-test.cu",
+                            "command": " ".join(["nvcc", "-Iexercises/x.p"] + incs + ["-c", "x.cu"])})
+            return out
+
+        (build / "compile_commands.json").write_text(json.dumps(commands(True)))
+        found = exercise.include_order_problems(build, [e])
+        self.assertEqual(len(found), 2, found)
+        self.assertIn(f"finds <packed_status.cuh> in {REPO / 'chapters' / e['chapter']}", found[0])
+        (build / "compile_commands.json").write_text(json.dumps(commands(False)))
+        self.assertEqual(exercise.include_order_problems(build, [e]), [])
 
     def test_grade_usage_errors(self):
         status, _, err = self.run_tool("grade", str(self.tmp / "nope"), "--json", "x.json")

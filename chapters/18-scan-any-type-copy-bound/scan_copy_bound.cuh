@@ -36,8 +36,8 @@
 #include "setup_registry.cuh"
 // Chapter 17's lesson header: its blocks per SM for __launch_bounds__ and its shared-memory opt-in.
 #include "../17-scan-lookback-landing-zone/scan_lookback_landing_zone.cuh"
-// The 4-byte types' tile status. Angle brackets: the include path decides, so exercise 18 can put its own
-// packed_status.cuh first (chapters 18 and 40 and the exercise's meson.build give this folder).
+// The 4-byte types' tile status. Angle brackets: the include path decides. Chapters 18 and 40 put this folder
+// on it; exercise 18's test puts only the exercise's (or the solution's) folder there, so its copy is found.
 #include <packed_status.cuh>
 
 namespace scan_copy_bound {

@@ -3,7 +3,9 @@
 // adversarial sizes, around the tile (15,360 items), past a 32-tile look-back window, and run after run (the order
 // in which blocks publish changes). The same source tests the exercise and the solution.
 #include <packed_status.cuh>  // the file under test (the exercise's or the solution's, by the include path)
-#include <scan_copy_bound.cuh>  // chapter 18's scan, which includes it
+// Chapter 18's scan, which includes <packed_status.cuh> and so gets the same file. By a relative path: with the
+// chapter's folder on the include path, the chapter's own packed_status.cuh would be found first.
+#include "../../chapters/18-scan-any-type-copy-bound/scan_copy_bound.cuh"
 
 #include "exercise_testing.cuh"
 

@@ -26,6 +26,7 @@ import datetime
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -441,6 +442,48 @@ def static_problems(repo=None, build=None):
                     problems.append(f"build {build}: {name} must be in suites 'solutions' and 'gpu'")
         else:
             problems.append(f"build {build}: no meson-info/intro-tests.json (not a configured build dir)")
+        problems += include_order_problems(Path(build), es)
+    return problems
+
+
+def include_order_problems(build, es):
+    """The file each exercise and solution test compiles against, as the compiler finds it: the first folder
+    of its compile command's -I list (in the order meson wrote them, which for nvcc is not the order of the
+    target's include_directories) that holds a file of that name must be the exercise's (or the solution's)
+    own. Another folder first would shadow the student's file, and the test would pass as shipped."""
+    db = build / "compile_commands.json"
+    if not db.is_file():
+        return []
+    try:
+        commands = json.loads(db.read_text(encoding="utf-8"))
+    except json.JSONDecodeError:
+        return [f"build {build}: compile_commands.json is not valid JSON"]
+    try:  # the source tree this build compiles (a grading copy's, say), else this repository
+        source = Path(json.loads((build / "meson-info" / "meson-info.json").read_text(encoding="utf-8"))
+                      ["directories"]["source"])
+    except (OSError, KeyError, json.JSONDecodeError):
+        source = REPO
+    problems = []
+    for e in es:
+        if not isinstance(e, dict) or "id" not in e or "files" not in e:
+            continue
+        for kind in ("exercise", "solution"):
+            unit = f"{kind}-{e['id']}-test.cu"
+            cmd = next((c for c in commands if Path(c.get("file", "")).name == unit), None)
+            if cmd is None:
+                continue
+            args = cmd.get("arguments") or shlex.split(cmd.get("command", ""))
+            folders = []
+            for i, a in enumerate(args):
+                d = args[i + 1] if a == "-I" and i + 1 < len(args) else a[2:] if a.startswith("-I") and len(a) > 2 else None
+                if d is not None:
+                    folders.append((Path(cmd.get("directory", build)) / d).resolve())
+            name = header_name(e)
+            found = next((f / name for f in folders if (f / name).is_file()), None)
+            own = (source / e["files"][kind]).resolve()
+            if found is not None and found.resolve() != own:
+                problems.append(f"build {build}: the {kind} test of {e['id']} finds <{name}> in {found.parent}, "
+                                f"before {own.parent}: it would test that file, not the {kind}'s")
     return problems
 
 
@@ -451,10 +494,8 @@ def static_problems(repo=None, build=None):
 def cmd_meson_list(args):
     for e in entries(load_manifest()):
         test_src = Path(e["files"]["test"]).relative_to("exercises").as_posix()
-        # 7th field: the chapter folder whose headers the test also includes (after the exercise's own folder,
-        # so the file under test wins), for an exercise whose file is one header of a larger chapter design.
         print("|".join([e["id"], e["test"], e["solution_test"], test_src, header_name(e),
-                        str(e.get("timeout", 300)), e["chapter"] if e.get("include_chapter") else ""]))
+                        str(e.get("timeout", 300))]))
     return 0
 
 
