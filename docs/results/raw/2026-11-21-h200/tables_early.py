@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Writes the H200 tables that chapters 01-04 cite from this folder's captures (2026-11-21, commit e0a93a9), as
-the chapter programs printed them, and chapter 09's racecheck excerpt (racecheck-09-*.txt; no GPU needed):
+the chapter programs printed them, and chapter 09's racecheck excerpt (racecheck-09-*.txt; no GPU needed).
+Its ncu functions (branches_01, why_01, ncu_03, why_03, ncu_04, why_04) now fill the READMEs from the H100
+captures of 2026-11-27 (docs/results/raw/2026-11-27-h100/tables.py); this folder's ncu CSVs stay as history.
 
   python3 docs/results/raw/2026-11-21-h200/tables_early.py          # writes tables/*.md beside this file
   python3 docs/results/raw/2026-11-21-h200/tables_early.py --fill   # and fills every README block they feed
@@ -20,6 +22,9 @@ HERE = pathlib.Path(__file__).resolve().parent
 RAW_LINK = "../../docs/results/raw/2026-11-21-h200/"
 # What the captures' banners do not print: the toolkit, driver, date and commit of the run.
 RUN = "CUDA 13.0 (nvcc 13.0.88), driver 580.159.04, 2026-11-21, commit `e0a93a9`"
+# The ncu captures' GPU, date and commit, for the sentences below. The H100 captures of 2026-11-27
+# (docs/results/raw/2026-11-27-h100/tables.py) use these functions with their own HERE, RAW_LINK and NCU.
+NCU = {"gpu": "NVIDIA H200", "short": "H200", "date": "2026-11-21", "commit": "038affa", "commit_01": "40f6318"}
 
 
 def gpu_of(path):
@@ -96,7 +101,8 @@ def ncu_first_launch(name):
         raise SystemExit(f"tables_early.py: {name}: no ncu CSV header line")
     first, out = {}, {}
     for r in csv.DictReader(line for line in lines[start:] if line.startswith('"')):
-        kernel = r["Kernel Name"].split("(")[0]
+        # the kernel's own name: no arguments, no template arguments, no namespace, no return type
+        kernel = r["Kernel Name"].split("(")[0].split("<")[0].split(" ")[-1].split("::")[-1]
         first.setdefault(kernel, r["ID"])
         if r["ID"] == first[kernel]:
             out.setdefault(kernel, {})[r["Metric Name"]] = r["Metric Value"]
@@ -160,7 +166,7 @@ def why_01():
             f"{'0 for every kernel' if zero else 'not 0 for every kernel'} of the optimised build; with `-G` (2^22 "
             f"threads) it is {r['even_odd_branch'][div]} for `kernel1-even-odd` (one per warp), "
             f"{r['split_predicate_branch'][div]} for `kernel3-split-if` and {' or '.join(sorted(uniform))} for the "
-            f"warp-uniform conditions (NVIDIA H200, 2026-11-21, committed in `40f6318`; no H100 capture yet; raw: "
+            f"warp-uniform conditions ({NCU['gpu']}, CUDA 13.0, {NCU['date']}, commit `{NCU['commit_01']}`; raw: "
             f"[ncu-01-warp-divergence-G.csv]({RAW_LINK}ncu-01-warp-divergence-G.csv)).")
 
 
@@ -168,8 +174,8 @@ LD_REQUESTS, LD_SECTORS = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1
 
 
 def ncu_03():
-    out = ["**Counted with `ncu`** (H200, CUDA 13.0, 2026-11-21, commit `038affa`; `--size 2^26`, `--profile`, "
-           "slides' launch;", f"raw: [offset 0]({RAW_LINK}ncu-03-offset0.csv),",
+    out = [f"**Counted with `ncu`** ({NCU['short']}, CUDA 13.0, {NCU['date']}, commit `{NCU['commit']}`; `--size 2^26`, "
+           "`--profile`, slides' launch;", f"raw: [offset 0]({RAW_LINK}ncu-03-offset0.csv),",
            f"[offset 1]({RAW_LINK}ncu-03-offset1.csv)):", "",
            "| kernel | `--offset` | load instructions | L1 load requests | 32-byte sectors loaded | DRAM % of peak | "
            "time µs |", "|---|---:|---:|---:|---:|---:|---:|"]
@@ -194,7 +200,7 @@ def why_03():
                f"{scalar[LD_SECTORS]} and {int4[LD_SECTORS]} sectors")
             + f" (`{LD_SECTORS}`): "
             + ("a quarter" if share == 0.25 else f"{share:.2f} times") + " of the requests for the same bytes "
-            f"(NVIDIA H200, 2026-11-21, commit `038affa`; no H100 capture yet; \"Counted with `ncu`\" below, from "
+            f"({NCU['gpu']}, CUDA 13.0, {NCU['date']}, commit `{NCU['commit']}`; \"Counted with `ncu`\" below, from "
             f"[ncu-03-offset0.csv]({RAW_LINK}ncu-03-offset0.csv)).")
 
 
@@ -205,8 +211,8 @@ KERNELS_04 = [("filter_global_atomic", " (compiler-aggregated)"), ("filter_globa
 
 def ncu_04():
     r = ncu_first_launch("ncu-04.csv")
-    out = ["**Counted with `ncu`** (H200, CUDA 13.0, 2026-11-21, commit `038affa`; `--size 2^24`, 50% selected, "
-           "`--profile`;", f"raw: [ncu-04.csv]({RAW_LINK}ncu-04.csv)):", "",
+    out = [f"**Counted with `ncu`** ({NCU['short']}, CUDA 13.0, {NCU['date']}, commit `{NCU['commit']}`; `--size 2^24`, "
+           "50% selected, `--profile`;", f"raw: [ncu-04.csv]({RAW_LINK}ncu-04.csv)):", "",
            "| kernel | `..._op_global_atom.sum` (warp instructions) | `..._op_shared_atom.sum` | "
            f"`{ATOM_L2}` (L2 atomic requests) | time µs |", "|---|---:|---:|---:|---:|"]
     for k, note in KERNELS_04:
@@ -215,8 +221,9 @@ def ncu_04():
                    f"{m['smsp__sass_inst_executed_op_shared_atom.sum']} | {m[ATOM_L2]} | "
                    f"{micros(m['gpu__time_duration.sum'])} |")
     agg, lane = r["filter_global_atomic"], r["filter_global_atomic_per_lane"]
-    per_warp = {m["smsp__sass_inst_executed_op_global_atom.sum"] for k, m in r.items() if k != "filter_shared_atomic"}
-    reds = {m["smsp__sass_inst_executed_op_global_red.sum"] for m in r.values()}
+    filters = {k: r[k] for k, _ in KERNELS_04}  # the capture also holds the check's and CUB's kernels
+    per_warp = {m["smsp__sass_inst_executed_op_global_atom.sum"] for k, m in filters.items() if k != "filter_shared_atomic"}
+    reds = {m["smsp__sass_inst_executed_op_global_red.sum"] for m in filters.values()}
     out += ["", "The SASS counters count *warp* instructions, so they cannot tell aggregation apart: every kernel but "
             "the\nshared one issues one `ATOMG` per warp (2^24 / 32 = "
             + (f"{2**24 // 32:,})" if per_warp == {f"{2**24 // 32:,}"} else f"{2**24 // 32:,}; measured "
@@ -236,7 +243,7 @@ def why_04():
             f"{a['global_atomic']} for `global-atomic` and {a['warp_aggregated_manual']} for `warp-aggregated-manual` "
             f"(both aggregated), {a['global_atomic_per_lane']} for `global-atomic-per-lane` "
             f"({count(a['global_atomic_per_lane']) / count(a['global_atomic']):.0f}x as many), {a['shared_atomic']} "
-            f"for `shared-atomic` (2^24 ints, 50%; NVIDIA H200, 2026-11-21, commit `038affa`; no H100 capture yet; "
+            f"for `shared-atomic` (2^24 ints, 50%; {NCU['gpu']}, CUDA 13.0, {NCU['date']}, commit `{NCU['commit']}`; "
             f"\"Counted with `ncu`\" below, [ncu-04.csv]({RAW_LINK}ncu-04.csv)).")
 
 
@@ -415,9 +422,7 @@ def racecheck_09():
 
 
 TABLES = [(name, (lambda runs=runs: run_block(runs))) for name, runs in RUN_BLOCKS.items()] + [
-    ("01-block-sizes", block_sizes), ("01-h200-branches", branches_01), ("01-h200-ncu-why", why_01),
-    ("03-h200-ncu", ncu_03), ("03-h200-ncu-why", why_03), ("04-h200-ncu", ncu_04), ("04-h200-ncu-why", why_04),
-    ("04-h200-sass-timings", sass_timings_04), ("02-h200-width", gpu_principles_width),
+    ("01-block-sizes", block_sizes), ("04-h200-sass-timings", sass_timings_04), ("02-h200-width", gpu_principles_width),
     ("02-h200-verdict", gpu_principles_verdict), ("03-h200-misalignment", misalignment_03),
     ("racecheck-09", racecheck_09)]
 # README block -> the file in tables/ that fills it (each table fills the block of its own name).
