@@ -16,6 +16,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -70,7 +71,7 @@ void prepare_tile_kernels() {
 using TileLaunch = void (*)(int m, int n, int k, float alpha, const float* A, const float* B, float beta, float* C,
                             cudaStream_t stream);
 struct TileKernel {
-  TileModel model;  // blocks_per_sm filled by setup()
+  TileModel model;  // blocks_per_sm filled by set_up(); split_blocks_per_sm by chapter 29's set-up
   int shared_bytes = 0;
   void (*prepare)() = nullptr;
   int (*occupancy)() = nullptr;
@@ -81,7 +82,7 @@ template <class Tile>
 TileKernel tile_kernel() {
   using Cfg = typename Tile::Config;
   TileKernel t;
-  t.model = {Tile::kName, Cfg::kBlockM, Cfg::kBlockN, Cfg::kBlockK, Cfg::kStages, 0, Tile::kEfficiency};
+  t.model = {Tile::kName, Cfg::kBlockM, Cfg::kBlockN, Cfg::kBlockK, Cfg::kStages, 0, Tile::kEfficiency, 0};
   t.shared_bytes = Cfg::kSharedBytes;
   t.prepare = prepare_tile_kernels<Cfg>;
   t.occupancy = resident_blocks_per_sm<Cfg>;
@@ -135,6 +136,21 @@ class TileDispatcher {
     }
     if (usable_.empty()) throw std::runtime_error("no tile configuration of chapter 28 fits this GPU");
     ready_ = true;
+  }
+
+  // Chapter 29: the blocks per SM of the partial-sum kernel of candidate i (the occupancy calculator on that
+  // kernel, in its set-up), which the model counts for i's split plans. After set_up().
+  void set_split_blocks_per_sm(std::size_t i, int blocks) {
+    require_ready();
+    kernels_.at(i).model.split_blocks_per_sm = blocks;
+    for (std::size_t u = 0; u < usable_.size(); ++u)
+      if (static_cast<std::size_t>(usable_[u]) == i) models_[u].split_blocks_per_sm = blocks;
+  }
+
+  // Whether candidate i is in the model (fits this GPU); after set_up().
+  bool usable(std::size_t i) const {
+    require_ready();
+    return std::find(usable_.begin(), usable_.end(), static_cast<int>(i)) != usable_.end();
   }
 
   const std::vector<TileKernel>& kernels() const { return kernels_; }

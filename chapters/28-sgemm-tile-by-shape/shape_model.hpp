@@ -6,7 +6,10 @@
 // With the K sum cut into `splits` ranges of k_per_split (a multiple of the slice depth block_k), one launch
 // runs blocks = tiles x splits. The block scheduler deals them out as slots free up, so the busiest SM runs
 //     per_sm = ceil(blocks / SMs)
-// of them, resident = min(per_sm, blocks_per_sm) at a time, and the launch lasts as long as that SM:
+// of them, resident = min(per_sm, fit) at a time, where fit is the blocks per SM of the kernel that runs the
+// plan: blocks_per_sm of the tile kernel without a split, split_blocks_per_sm of chapter 29's partial-sum
+// kernel with one (a kernel of its own, with its own registers: it may hold fewer). The launch lasts as long
+// as that SM:
 //     per_sm x block_m x block_n x (k_per_split + stages x block_k) multiply-adds / (rate(resident) x SM peak)
 // stages x block_k is the pipeline's fill and drain, paid once per block. rate(r) (rate_of): a full SM
 // reaches efficiency.full of its peak, one block alone efficiency.single (a lone 128-thread block cannot hide
@@ -61,8 +64,11 @@ constexpr std::uint64_t kMaxWorkspaceBytes = std::uint64_t{256} << 20;
 struct TileModel {
   std::string name;      // "128x256"
   int block_m = 0, block_n = 0, block_k = 0, stages = 0;
-  int blocks_per_sm = 0; // resident blocks per SM (occupancy calculator)
+  int blocks_per_sm = 0; // resident blocks per SM of the tile kernel (occupancy calculator)
   TileEfficiency efficiency{0, 0};
+  // Resident blocks per SM of chapter 29's partial-sum kernel of this tile, which runs every split plan
+  // (occupancy calculator, chapter 29's set-up). 0: not known (chapter 28 plans no split), so no split plan.
+  int split_blocks_per_sm = 0;
 };
 
 // What the GPU offers.
@@ -78,7 +84,8 @@ struct Plan {
   int k_per_split = 0;        // a multiple of block_k (k when splits == 1)
   long long tiles = 0, blocks = 0, slots = 0;
   long long per_sm = 0;       // blocks on the busiest SM: ceil(blocks / SMs)
-  int resident = 0;           // of those, resident at a time: min(per_sm, blocks_per_sm)
+  int fit = 0;                // blocks per SM of the plan's kernel: the tile kernel's, or the partial-sum one's
+  int resident = 0;           // of those, resident at a time: min(per_sm, fit)
   double mma_seconds = 0, reduce_seconds = 0;
   double seconds() const { return mma_seconds + reduce_seconds; }
   std::uint64_t workspace_bytes = 0;  // splits x m x n floats when splits > 1
@@ -87,7 +94,9 @@ struct Plan {
 inline long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
 // An SM's rate, as a share of its peak, with `resident` blocks of configuration t: measured at one block and at
-// blocks_per_sm, assumed linear between (the first GPU run measured no 64x128 plan with 2 or 3 per SM).
+// blocks_per_sm, assumed linear between (the first GPU run measured no 64x128 plan with 2 or 3 per SM). The
+// anchors are the tile kernel's, where the efficiencies were measured; a partial-sum kernel that holds fewer
+// blocks never reaches the full rate of blocks_per_sm (3 resident of 64x128: between single and full).
 inline double rate_of(const TileModel& t, int resident) {
   if (t.blocks_per_sm <= 1 || resident >= t.blocks_per_sm) return t.efficiency.full;
   const double between = static_cast<double>(std::max(resident, 1) - 1) / (t.blocks_per_sm - 1);
@@ -111,9 +120,14 @@ inline Plan predict(const std::vector<TileModel>& tiles, int index, const GpuMod
   p.k_per_split = static_cast<int>(split ? per * t.block_k : k);
   p.tiles = ceil_div(m, t.block_m) * ceil_div(n, t.block_n);
   p.blocks = p.tiles * p.splits;
-  p.slots = static_cast<long long>(gpu.sms) * t.blocks_per_sm;
+  // A split plan runs the partial-sum kernel, not the tile kernel: its residency, not the tile kernel's.
+  p.fit = p.splits > 1 ? t.split_blocks_per_sm : t.blocks_per_sm;
+  if (p.fit <= 0)
+    throw std::invalid_argument("shape model: a split of " + t.name +
+                                " needs its partial-sum kernel's blocks per SM (chapter 29's set-up)");
+  p.slots = static_cast<long long>(gpu.sms) * p.fit;
   p.per_sm = ceil_div(p.blocks, gpu.sms);
-  p.resident = static_cast<int>(std::min<long long>(p.per_sm, t.blocks_per_sm));
+  p.resident = static_cast<int>(std::min<long long>(p.per_sm, p.fit));
   const double rate = rate_of(t, p.resident);
   const double sm_macs_per_second = gpu.peak_fp32_gflops * 1e9 / 2.0 / gpu.sms;
   const double block_macs = static_cast<double>(t.block_m) * t.block_n *
@@ -129,8 +143,9 @@ inline Plan predict(const std::vector<TileModel>& tiles, int index, const GpuMod
 }
 
 // The rule: the fastest prediction over the configurations (and over splits 1 .. max_splits that leave every
-// split at least one slice and the workspace under kMaxWorkspaceBytes); a plan other than the first
-// configuration without a split must beat that one by kSwitchMargin.
+// split at least one slice and the workspace under kMaxWorkspaceBytes, of configurations whose partial-sum
+// kernel's blocks per SM are known); a plan other than the first configuration without a split must beat that
+// one by kSwitchMargin.
 inline Plan choose(const std::vector<TileModel>& tiles, const GpuModel& gpu, long long m, long long n, long long k,
                    int max_splits = 1, bool beta_nonzero = true) {
   if (tiles.empty()) throw std::invalid_argument("shape model: no configurations");
@@ -138,7 +153,8 @@ inline Plan choose(const std::vector<TileModel>& tiles, const GpuModel& gpu, lon
   Plan best = base;
   for (int c = 0; c < static_cast<int>(tiles.size()); ++c)
     for (int s = 1; s <= max_splits; ++s) {
-      if (s > 1 && s > ceil_div(k, tiles[static_cast<std::size_t>(c)].block_k)) break;
+      const TileModel& t = tiles[static_cast<std::size_t>(c)];
+      if (s > 1 && (s > ceil_div(k, t.block_k) || t.split_blocks_per_sm <= 0)) break;
       const Plan p = predict(tiles, c, gpu, m, n, k, s, beta_nonzero);
       if (p.workspace_bytes > kMaxWorkspaceBytes) break;
       if (p.seconds() < best.seconds() && p.seconds() < base.seconds() * (1.0 - kSwitchMargin)) best = p;
@@ -157,8 +173,8 @@ inline std::string explain(const std::vector<TileModel>& tiles, const Plan& p) {
   std::snprintf(buf, sizeof buf,
                 "%s tiles%s: %lld blocks, %lld on the busiest of %lld SMs (%d resident at a time, %d fit); "
                 "predicted %.1f us (multiply %.1f + reduction %.1f)",
-                t.name.c_str(), split.c_str(), p.blocks, p.per_sm, t.blocks_per_sm ? p.slots / t.blocks_per_sm : 0,
-                p.resident, t.blocks_per_sm, p.seconds() * 1e6, p.mma_seconds * 1e6, p.reduce_seconds * 1e6);
+                t.name.c_str(), split.c_str(), p.blocks, p.per_sm, p.fit ? p.slots / p.fit : 0, p.resident, p.fit,
+                p.seconds() * 1e6, p.mma_seconds * 1e6, p.reduce_seconds * 1e6);
   return buf;
 }
 

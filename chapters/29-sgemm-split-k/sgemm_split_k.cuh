@@ -96,6 +96,18 @@ void prepare_split_kernels() {
                                       cudaSharedmemCarveoutMaxShared));
 }
 
+// Blocks of the partial-sum kernel of Cfg that one SM holds at once, from the occupancy calculator with its
+// real block size and dynamic shared memory (after its opt-in), as chapter 28 asks for the tile kernel (the
+// float4 form of each). Its registers are its own (64x128 on sm_90, CUDA 13.0: 159, where the tile kernel has
+// 127: 3 blocks per SM, not 4; the 4-byte form's 129 hold 3 as well), so it may hold fewer.
+template <class Cfg>
+int resident_split_blocks_per_sm() {
+  int blocks = 0;
+  TUT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, sgemm_split_k_kernel<Cfg, true>, Cfg::kThreads,
+                                                               Cfg::kSharedBytes));
+  return blocks;
+}
+
 using SplitLaunch = void (*)(int m, int n, int k, int k_per_split, int splits, const float* A, const float* B,
                              float* workspace, bool vectorized, cudaStream_t stream);
 
@@ -112,11 +124,13 @@ void launch_split(int m, int n, int k, int k_per_split, int splits, const float*
 
 struct SplitKernels {
   void (*prepare)();
+  int (*occupancy)();
   SplitLaunch launch;
 };
 template <class... Tile>
 std::vector<SplitKernels> split_kernels(std::tuple<Tile...>*) {
-  return {SplitKernels{prepare_split_kernels<typename Tile::Config>, launch_split<typename Tile::Config>}...};
+  return {SplitKernels{prepare_split_kernels<typename Tile::Config>, resident_split_blocks_per_sm<typename Tile::Config>,
+                       launch_split<typename Tile::Config>}...};
 }
 
 // What a split run needs: the plan, the tile dispatcher (chapter 28), the kernels, and the workspace.
@@ -125,12 +139,16 @@ class SplitDispatcher {
   SplitDispatcher() : split_(split_kernels(static_cast<sgemm_shapes::Tiles*>(nullptr))) {}
 
   // One-time set-up for problems up to (m, n, k): chapter 28's set-up (opt-in, blocks per SM), the partial-sum
-  // kernels' opt-in, the plan, and a workspace for it (grown, never shrunk; allocated here, never in a
-  // launch). fixed_tile / fixed_splits: a candidate variant's plan instead of the model's.
+  // kernels' opt-in and blocks per SM (the model counts them for split plans), the plan, and a workspace for it
+  // (grown, never shrunk; allocated here, never in a launch). fixed_tile / fixed_splits: a candidate variant's
+  // plan instead of the model's.
   void set_up(int m, int n, int k, int fixed_tile = -1, int fixed_splits = 0) {
     tiles_.set_up();
     if (!split_prepared_) {
-      for (auto& s : split_) s.prepare();
+      for (std::size_t i = 0; i < split_.size(); ++i) {
+        split_[i].prepare();  // the opt-in first: the occupancy of a kernel over 48 KiB depends on it
+        if (tiles_.usable(i)) tiles_.set_split_blocks_per_sm(i, split_[i].occupancy());
+      }
       split_prepared_ = true;
     }
     if (fixed_tile < 0) {  // the model runs here, once per shape, not in every launch
