@@ -1,6 +1,7 @@
 // Chapter 24: SGEMM with float4 global loads and stores and A transposed in shared memory, so that both
 // fragments are read with 128-bit shared loads. The stage against cuBLAS; on demand, the same kernel
-// with scalar global accesses (the path taken when k or n is not a multiple of 4).
+// with scalar global accesses (the path taken when k or n is not a multiple of 4), and the same kernel with
+// A kept as it lies in shared memory (chapter 23's layout and multiply_tile) but float4 global accesses.
 #include <vector>
 
 #include "gemm/gemm_workload.cuh"
@@ -14,7 +15,11 @@ std::vector<tut::gemm::GemmVariant> vectorized_variants() {
           {"vectorized-transposed-scalar-global",
            "the same kernel with scalar global loads and stores (its fallback when k or n % 4 != 0): "
            "what the float4 global accesses alone buy",
-           sgemm_vectorized_transposed::sgemm_scalar_global, "", /*on_demand=*/true}};
+           sgemm_vectorized_transposed::sgemm_scalar_global, "", /*on_demand=*/true},
+          {"vectorized-untransposed-a",
+           "the same kernel with A kept as it lies in shared memory (chapter 23's layout and multiply_tile), "
+           "float4 global accesses kept: what the transposed A, and the registers it saves, buy",
+           sgemm_vectorized_transposed::sgemm_untransposed_a, "", /*on_demand=*/true}};
 }
 
 tut::ChapterSpec chapter_spec() {
