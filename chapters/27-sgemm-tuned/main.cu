@@ -9,7 +9,8 @@
 
 namespace {
 
-// The candidates. Name: tuned-<block M x N x K>-w<warp M x N>-t<thread M x N>-s<stages>[-g<band>].
+// The candidates. Name: tuned-<block M x N x K>-w<warp M x N>-t<thread M x N>-s<stages>[-g<band>]. (The two
+// ablation variants, tuned-two-barriers and tuned-no-copy-plan, are the stage's configuration: see below.)
 //                                     BM   BN  BK  WM  WN lanesM stages groupM minBlocks
 using Tile128x128x8_W32x64_S2 = sgemm_tuned::TileConfig<128, 128, 8, 32, 64, 4, 2, 1, 2>;
 using Tile128x128x8_W32x64_S3 = sgemm_tuned::TileConfig<128, 128, 8, 32, 64, 4, 3, 1, 2>;
@@ -33,8 +34,19 @@ std::string shape_text() {
          std::to_string(Cfg::kThreadN) + " per thread, " + std::to_string(Cfg::kStages) + " cp.async stages (" +
          std::to_string((Cfg::kSharedBytes * 10 + 512) / 1024 / 10) + "." +
          std::to_string((Cfg::kSharedBytes * 10 + 512) / 1024 % 10) + " KiB)" +
-         (Cfg::kGroupM > 1 ? ", blocks in bands of " + std::to_string(Cfg::kGroupM) + " tile-rows" : "");
+         (Cfg::kGroupM > 1 ? ", blocks in bands of " + std::to_string(Cfg::kGroupM) + " tile-rows" : "") +
+         (Cfg::kOneBarrier ? "" : "; OFF: one barrier per slice (chapter 26's schedule: refill issued before the "
+                                  "wait, into the buffer just read, and a second __syncthreads after the multiply)") +
+         (Cfg::kPlannedCopies ? "" : "; OFF: the copy plan (chapter 26's copies: addresses and bounds tests "
+                                     "recomputed for every element of every slice, every slice guarded)");
 }
+
+// A configuration with its off-switches set (sgemm_tuned.cuh, TileConfig): the ablation variants below are
+// the stage's configuration with one mechanism turned off.
+template <class Cfg, bool OneBarrier, bool PlannedCopies>
+using WithSwitches = sgemm_tuned::TileConfig<Cfg::kBlockM, Cfg::kBlockN, Cfg::kBlockK, Cfg::kWarpM, Cfg::kWarpN,
+                                             Cfg::kLanesM, Cfg::kStages, Cfg::kGroupM, Cfg::kMinBlocksPerSm,
+                                             OneBarrier, PlannedCopies>;
 
 }  // namespace
 
@@ -55,6 +67,11 @@ using StageConfig = Tile128x256x16_W64x64_S3;  // fastest at 4096 and 8192 on th
 // Its 72.8 KiB of shared memory per block do not fit on sm_75 (64 KiB); there the stage runs this one.
 using StageFallbackConfig = Tile128x128x16_W32x64_S3;
 static_assert(StageFallbackConfig::kSharedBytes <= 64 * 1024, "the fallback must fit every supported GPU");
+// The stage with one mechanism off each, to measure what that mechanism buys (variants tuned-two-barriers and
+// tuned-no-copy-plan; nothing else differs: same tile, stages, block order and element-to-thread map).
+using StageTwoBarriersConfig = WithSwitches<StageConfig, /*OneBarrier=*/false, /*PlannedCopies=*/true>;
+using StageNoCopyPlanConfig = WithSwitches<StageConfig, /*OneBarrier=*/true, /*PlannedCopies=*/false>;
+static_assert(StageConfig::kOneBarrier && StageConfig::kPlannedCopies, "the stage runs with every mechanism on");
 
 void sgemm_stage(int m, int n, int k, float alpha, const float* A, const float* B, float beta, float* C,
                  cudaStream_t stream) {
@@ -90,6 +107,8 @@ std::vector<TunedVariant> tuned_candidates() {
       candidate<Tile256x128x8_W64x64_S3>("tuned-256x128x8-w64x64-t16x8-s3"),
       candidate<Tile128x256x16_W64x64_S3>("tuned-128x256x16-w64x64-t16x8-s3"),
       candidate<Tile128x256x16_W64x64_S3_G8>("tuned-128x256x16-w64x64-t16x8-s3-g8"),
+      candidate<StageTwoBarriersConfig>("tuned-two-barriers"),
+      candidate<StageNoCopyPlanConfig>("tuned-no-copy-plan"),
   };
 }
 

@@ -39,6 +39,16 @@
 //    the launcher opts in with cudaFuncAttributeMaxDynamicSharedMemorySize, and refuses, with one
 //    sentence, a configuration the GPU cannot hold (sm_75 allows 64 KiB per block, sm_90 227 KiB).
 //
+// Mechanisms 1 and 3 have off-switches, TileConfig's last two parameters (true by default, and in the stage
+// and every candidate). Two variants of the stage's configuration, run on demand, turn one each off:
+//   OneBarrier = false (tuned-two-barriers): chapter 26's schedule on the same kStages buffers: the refill
+//     is issued before the wait, into the buffer just multiplied, so a second barrier per slice must follow
+//     the multiply.
+//   PlannedCopies = false (tuned-no-copy-plan): chapter 26's copies: addresses and bounds tests recomputed
+//     from threadIdx.x and k0 for every element of every slice, and every slice guarded.
+// Mechanism 2 is measured by the -g8 twins; mechanism 4 has no off-switch (the stage's 72.8 KiB cannot be
+// static shared memory, at most 48 KiB).
+//
 // The A slice is copied by 4-byte cp.async to its transposed place; lanes take 8 consecutive k of 4 rows
 // (chunks of 8 columns of the slice), so a warp reads 4 x 32 contiguous bytes of global memory and its
 // stores As[c][r] fall in 32 different banks for any kBlockK (bank = (4 c + r) % 32 with the 4-float pad).
@@ -61,8 +71,10 @@
 namespace sgemm_tuned {
 
 // ---- Tile shape ---------------------------------------------------------------------------------------
+// OneBarrier and PlannedCopies are the off-switches of mechanisms 1 and 3 (see the end of the top comment):
+// true in the stage and every candidate; false only in the two ablation variants of chapter 27's program.
 template <int BlockM, int BlockN, int BlockK, int WarpM, int WarpN, int LanesM, int Stages, int GroupM,
-          int MinBlocksPerSm>
+          int MinBlocksPerSm, bool OneBarrier = true, bool PlannedCopies = true>
 struct TileConfig {
   static constexpr int kBlockM = BlockM;  // rows of C per block
   static constexpr int kBlockN = BlockN;  // columns of C per block
@@ -83,6 +95,8 @@ struct TileConfig {
   static constexpr int kStages = Stages;  // shared-memory buffers in flight
   static constexpr int kGroupM = GroupM;  // tile-rows per band of the block order
   static constexpr int kMinBlocksPerSm = MinBlocksPerSm;
+  static constexpr bool kOneBarrier = OneBarrier;        // false: chapter 26's schedule, two barriers a slice
+  static constexpr bool kPlannedCopies = PlannedCopies;  // false: chapter 26's per-element copy arithmetic
   // Copies of one slice. A: 8 consecutive k of one row per 8 lanes (kChunkK), so one pass of all threads
   // covers kRowsPerPassA rows of one 8-column chunk. B: one float4 per thread, kRowsPerPassB rows per pass.
   static constexpr int kChunkK = 8;
@@ -219,6 +233,80 @@ __device__ __forceinline__ void load_slice(const CopyPlan& plan, const float* A,
   }
 }
 
+// ---- The copies without a plan: the off-switch of mechanism 3 (PlannedCopies = false) ----------------------
+// Chapter 26's way of copying (its load_tile_a and load_tile_b) on this chapter's element-to-thread map: for
+// every element of every slice, the row and column from threadIdx.x (a division and a remainder) and k0, the
+// 64-bit global address, the shared offset and both bounds tests, and no unguarded interior path. The same
+// threads copy the same elements to the same places in the same order as load_slice; only where addresses
+// and predicates come from differs. This is chapter 26's source, not a forced cost: what ptxas hoists out of
+// the loop (the parts that do not depend on k0) it could hoist in chapter 26 too.
+template <class Cfg>
+__device__ __forceinline__ void load_tile_a_recomputed(const float* A, int m, int k, int k_end, int row0, int k0,
+                                                       float* As) {
+#pragma unroll
+  for (int ch = 0; ch < Cfg::kChunksA; ++ch) {
+#pragma unroll
+    for (int p = 0; p < Cfg::kPassesA; ++p) {
+      const int e = static_cast<int>(threadIdx.x) + p * Cfg::kThreads;  // element e of chunk ch
+      const int r = e / Cfg::kChunkK, c = ch * Cfg::kChunkK + e % Cfg::kChunkK;
+      const int gr = row0 + r, gc = k0 + c;
+      const bool in_range = gr < m && gc < k_end;
+      cp_async<4>(As + c * (Cfg::kBlockM + Cfg::kPadA) + r, in_range ? A + static_cast<std::size_t>(gr) * k + gc : A,
+                  in_range);
+    }
+  }
+}
+
+template <class Cfg, bool kVectorized>
+__device__ __forceinline__ void load_tile_b_recomputed(const float* B, int n, int k_end, int k0, int col0, float* Bs) {
+#pragma unroll
+  for (int p = 0; p < Cfg::kPassesB; ++p) {
+    const int e = static_cast<int>(threadIdx.x) + p * Cfg::kThreads;  // float4 e of the slice
+    const int r = e / (Cfg::kBlockN / 4), c = e % (Cfg::kBlockN / 4) * 4;
+    const int gr = k0 + r, gc = col0 + c;
+    const float* row = B + static_cast<std::size_t>(gr < k_end ? gr : 0) * n;
+    float* dst = Bs + r * Cfg::kBlockN + c;
+    if constexpr (kVectorized) {
+      const bool in_range = gr < k_end && gc < n;  // n % 4 == 0: the quad is wholly inside or outside
+      cp_async<16>(dst, in_range ? row + gc : B, in_range);
+    } else {
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const bool in_range = gr < k_end && gc + q < n;
+        cp_async<4>(dst + q, in_range ? row + gc + q : B, in_range);
+      }
+    }
+  }
+}
+
+// What chapter 26's loaders took as arguments, and all that the off-switch keeps per block: no address, no
+// predicate computed ahead.
+struct NoCopyPlan {
+  int m;          // rows of A (and C)
+  int lda;        // A's leading dimension, k
+  int block_row;  // the block tile's first row
+  int block_col;  // the block tile's first column
+};
+
+// Copy slice k0 of A and B into one stage, every copy tested against m, n and k (the end of the K range, as
+// in load_slice). `interior` is ignored: every slice takes the guarded path.
+template <class Cfg, bool kVectorized>
+__device__ __forceinline__ void load_slice(const NoCopyPlan& raw, const float* A, const float* B, int n, int k,
+                                           int k0, bool /*interior*/, float* As, float* Bs) {
+  load_tile_a_recomputed<Cfg>(A, raw.m, raw.lda, k, raw.block_row, k0, As);
+  load_tile_b_recomputed<Cfg, kVectorized>(B, n, k, k0, raw.block_col, Bs);
+}
+
+// The copies' plan for this block: a CopyPlan (the stage), or a NoCopyPlan (PlannedCopies = false).
+template <class Cfg>
+__device__ __forceinline__ auto plan_copies(const float* A, const float* B, int m, int n, int k, int block_row,
+                                            int block_col) {
+  if constexpr (Cfg::kPlannedCopies)
+    return make_copy_plan<Cfg>(A, B, m, n, k, block_row, block_col);
+  else
+    return NoCopyPlan{m, k, block_row, block_col};
+}
+
 // acc += A_s^T[:][rows of this thread] * B_s[:][columns of this thread]. The thread's rows are
 // thread_row + im * kLanesM * 4 + 0..3, its columns thread_col + in * kLanesN * 4 + 0..3.
 template <class Cfg>
@@ -275,7 +363,7 @@ __device__ __forceinline__ void accumulate_tile(int m, int n, int k, int k_begin
   float* const As = reinterpret_cast<float*>(shared_raw);  // kStages transposed A slices, then B slices
   float* const Bs = As + Cfg::kStages * Cfg::kStageFloatsA;
 
-  const CopyPlan plan = make_copy_plan<Cfg>(A, B, m, n, k, block_row, block_col);
+  const auto plan = plan_copies<Cfg>(A, B, m, n, k, block_row, block_col);  // a NoCopyPlan when switched off
   const bool interior = block_row + Cfg::kBlockM <= m && block_col + Cfg::kBlockN <= n;  // all rows, columns
 
   const int slices = k_end > k_begin ? (k_end - k_begin + Cfg::kBlockK - 1) / Cfg::kBlockK : 0;
@@ -291,15 +379,27 @@ __device__ __forceinline__ void accumulate_tile(int m, int n, int k, int k_begin
   int read_stage = 0;                   // buffer of slice t
   int write_stage = Cfg::kStages - 1;   // buffer of slice t + kStages - 1 (= that of slice t - 1)
   for (int t = 0; t < slices; ++t) {
-    cp_async_wait<Cfg::kStages - 2>();  // this thread's copies of slice t have landed
-    __syncthreads();  // everyone's have; and everyone has finished multiplying slice t - 1
+    if constexpr (Cfg::kOneBarrier) {
+      cp_async_wait<Cfg::kStages - 2>();  // this thread's copies of slice t have landed
+      __syncthreads();  // everyone's have; and everyone has finished multiplying slice t - 1
+    }
     const int next = t + Cfg::kStages - 1;
     if (next < slices)
       load_slice<Cfg, kVectorized>(plan, A, B, n, k_end, k_begin + next * Cfg::kBlockK, interior,
                                    As + write_stage * Cfg::kStageFloatsA, Bs + write_stage * Cfg::kStageFloatsB);
-    cp_async_commit();  // one group per slice (empty near the end), so the wait count above stays right
+    cp_async_commit();  // one group per slice (empty near the end), so the wait count stays right
+    if constexpr (!Cfg::kOneBarrier) {
+      // The off-switch of mechanism 1 (OneBarrier = false): chapter 26's order on the same kStages buffers.
+      // The refill above was issued BEFORE this wait and barrier, into the buffer of slice t - 1, which only
+      // the second barrier (after the multiply of slice t - 1) made safe; kStages - 1 slices are in flight
+      // during each multiply, as in the stage. (Not a spare barrier added to the stage's order, where it
+      // would protect nothing: here the second barrier is needed.)
+      cp_async_wait<Cfg::kStages - 1>();  // all but the group just committed: slice t has landed
+      __syncthreads();                    // everyone's copies of slice t have
+    }
     multiply_tile<Cfg>(As + read_stage * Cfg::kStageFloatsA, Bs + read_stage * Cfg::kStageFloatsB, thread_row,
                        thread_col, acc);
+    if constexpr (!Cfg::kOneBarrier) __syncthreads();  // everyone is done with this buffer: slice t + 1 may refill it
     read_stage = read_stage + 1 == Cfg::kStages ? 0 : read_stage + 1;
     write_stage = write_stage + 1 == Cfg::kStages ? 0 : write_stage + 1;
   }

@@ -11,7 +11,8 @@
 
 // Under compute-sanitizer, where every launch is tens of times slower, the candidates that together take
 // every code path: the stage, 2 and 4 stages, the 8 x 4 lane grid, 128-thread blocks with 16 x 8 thread
-// tiles, and the 128 x 256 tile with the banded order.
+// tiles, the 128 x 256 tile with the banded order, and the two off-switches (chapter 26's two-barrier
+// schedule, for racecheck and synccheck; the per-element copies, for memcheck).
 const std::set<std::string> kSanitizerSubset = {
     "sgemm-tuned",
     "tuned-128x128x8-w32x64-t8x8-s2",
@@ -19,6 +20,8 @@ const std::set<std::string> kSanitizerSubset = {
     "tuned-128x128x16-w32x64-t8x8-s4",
     "tuned-128x128x8-w64x64-t16x8-s3",
     "tuned-128x256x16-w64x64-t16x8-s3-g8",
+    "tuned-two-barriers",
+    "tuned-no-copy-plan",
 };
 
 // The variants whose shared memory this GPU can hold (all on sm_80+; sm_75 allows 64 KiB per block, so the
@@ -28,7 +31,8 @@ std::vector<tut::gemm::GemmVariant> variants_that_fit() {
   TUT_CUDA_CHECK(cudaGetDevice(&device));
   TUT_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   const bool subset = tut::testing::under_sanitizer();
-  if (subset) MESSAGE("under compute-sanitizer: the stage and 5 candidates that cover every code path");
+  if (subset) MESSAGE("under compute-sanitizer: the stage, 5 candidates and 2 off-switch variants that cover every "
+                      "code path");
   std::vector<tut::gemm::GemmVariant> out;
   for (auto& c : tuned_candidates()) {
     if (subset && kSanitizerSubset.count(c.variant.name) == 0) continue;
