@@ -101,8 +101,10 @@ def ncu_first_launch(name):
         raise SystemExit(f"tables_early.py: {name}: no ncu CSV header line")
     first, out = {}, {}
     for r in csv.DictReader(line for line in lines[start:] if line.startswith('"')):
-        # the kernel's own name: no arguments, no template arguments, no namespace, no return type
-        kernel = r["Kernel Name"].split("(")[0].split("<")[0].split(" ")[-1].split("::")[-1]
+        # the kernel's name without its arguments, and without return type and namespace before its template
+        # arguments (which stay): "void ns::k<T>(int)" -> "k<T>"
+        head, angle, template = r["Kernel Name"].split("(")[0].partition("<")
+        kernel = head.split(" ")[-1].split("::")[-1] + angle + template
         first.setdefault(kernel, r["ID"])
         if r["ID"] == first[kernel]:
             out.setdefault(kernel, {})[r["Metric Name"]] = r["Metric Value"]
