@@ -246,7 +246,8 @@ def switches_24():
           "cuBLAS's spread across processes is far below either change's effect")
     t += ["", f"One run of each (one process; {min(int(r['reps']) for r in rows)}-{max(int(r['reps']) for r in rows)} "
           f"timed repetitions): the repetitions of the three do not overlap, and the `ncu` launches, separate "
-          f"processes, rank them the same way ({', '.join(f1(m['time us']) for m in (s, g, u))} µs). The noise between "
+          f"processes, rank them the same way ({', '.join(f1(m['time us']) for m in (s, g, u))} µs in the table's "
+          f"order). The noise between "
           f"runs of the same binary is not measured here; the only repeat in the committed H100 data is cuBLAS's "
           f"4096³ call in each of the {count} SGEMM processes of the results run of 2026-11-25 (commit `f043cbe`, "
           f"[results JSON]({RESULTS_LINK})), whose medians spread {(hi / lo - 1) * 100:.1f}%, far less than either "
