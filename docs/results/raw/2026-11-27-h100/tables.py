@@ -9,7 +9,9 @@ c3.sh at 1b08d1e: measure-38ea8b3/, check-1b08d1e/):
   python3 docs/results/raw/2026-11-27-h100/tables.py --fill           # and fills the README blocks they feed
   python3 docs/results/raw/2026-11-27-h100/tables.py --fill --check   # changes nothing; exit 1 on a difference
 
-Every number comes from a capture in this folder; nothing is typed by hand."""
+Every number comes from a capture in this folder, or (24-switches, 27-switches) from chapter 23's ncu capture of
+2026-11-25 (../2026-11-25-h100/measure-9fe5849/ncu-sgemm.csv) and the results run of that day
+(docs/results/nvidia-h100-80gb-hbm3.json, cuBLAS's medians); nothing is typed by hand."""
 import csv
 import importlib.util
 import json
