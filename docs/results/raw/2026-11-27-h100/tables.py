@@ -1,14 +1,20 @@
 #!/usr/bin/env python3
 """Writes the tables and sentences that chapters 01-04 take from this folder's ncu captures (NVIDIA H100 80GB
 HBM3, 2026-11-27, the working tree of commit 85a4bc5; c1.sh made them), through the functions that wrote them
-from the H200 captures of 2026-11-21 (../2026-11-21-h200/tables_early.py), and chapter 02's rule-4 metric:
+from the H200 captures of 2026-11-21 (../2026-11-21-h200/tables_early.py), and chapter 02's rule-4 metric; and
+chapters 24's and 27's off-switch tables (24-switches, 27-switches) from calls 2 and 3 (c2.sh at 38ea8b3,
+c3.sh at 1b08d1e: measure-38ea8b3/, check-1b08d1e/):
 
   python3 docs/results/raw/2026-11-27-h100/tables.py                  # writes tables/*.md beside this file
   python3 docs/results/raw/2026-11-27-h100/tables.py --fill           # and fills the README blocks they feed
   python3 docs/results/raw/2026-11-27-h100/tables.py --fill --check   # changes nothing; exit 1 on a difference
 
-Every number comes from a capture in this folder; nothing is typed by hand."""
+Every number comes from a capture in this folder, or (24-switches, 27-switches) from chapter 23's ncu capture of
+2026-11-25 (../2026-11-25-h100/measure-9fe5849/ncu-sgemm.csv) and the results run of that day
+(docs/results/nvidia-h100-80gb-hbm3.json, cuBLAS's medians); nothing is typed by hand."""
+import csv
 import importlib.util
+import json
 import pathlib
 import sys
 
@@ -59,9 +65,288 @@ def why_02():
             f"[copy128]({RAW_LINK}ncu-02-copy128-block128.csv).")
 
 
+# ---- Chapters 24 and 27: each mechanism turned off (calls 2 and 3) ------------------------------------------
+M38 = HERE / "measure-38ea8b3"  # call 2: the working tree of 38ea8b3
+C1B = HERE / "check-1b08d1e"    # call 3: the working tree of 1b08d1e (chapters/ and common/ as at 38ea8b3)
+NCU_25 = HERE.parent / "2026-11-25-h100" / "measure-9fe5849" / "ncu-sgemm.csv"  # chapter 23's capture
+LINK_25 = "../../docs/results/raw/2026-11-25-h100/measure-9fe5849/ncu-sgemm.csv"
+RESULTS = HERE.parents[1] / "nvidia-h100-80gb-hbm3.json"  # the results run of 2026-11-25 (commit f043cbe)
+RESULTS_LINK = "../../docs/results/nvidia-h100-80gb-hbm3.json"
+PROV_27 = "NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-11-27"
+WARPS_PER_SM = 64  # sm_90: at most 64 resident warps per SM
+
+
+def claim(holds, sentence):
+    """A sentence that interprets the numbers; stop rather than write it when the numbers say otherwise."""
+    if not holds:
+        raise SystemExit(f"tables.py: this text no longer holds: {sentence}")
+
+
+def program_csv(path):
+    """{variant: row} of a chapter program's --format csv output (its '#' lines are the device header)."""
+    with open(path) as f:
+        return {r["variant"]: r for r in csv.DictReader(line for line in f if not line.startswith("#"))}
+
+
+def ncu_launch(path, chapter=None):
+    """The one launch of a tools/ncu-compare --csv capture (the timed run's), or of CHAPTER's in a capture of several."""
+    with open(path) as f:
+        rows = [r for r in csv.DictReader(f) if chapter is None or r["chapter"] == chapter]
+    if len(rows) != 1:
+        raise SystemExit(f"tables.py: {path.name}: {len(rows)} launches{' of ' + chapter if chapter else ''}, not one")
+    return rows[0]
+
+
+def link(path):
+    return RAW_LINK + str(path.relative_to(HERE))
+
+
+def ms(row):
+    return float(row["median_ms"])
+
+
+def slower(row, stage):
+    """How much longer than the stage a variant takes, in % of the stage's time."""
+    return (ms(row) / ms(stage) - 1) * 100
+
+
+def f1(x):
+    return f"{float(x):.1f}"
+
+
+def f2(x):
+    return f"{float(x):.2f}"
+
+
+def n_(x):
+    return f"{int(float(x)):,}"
+
+
+def x3(x):
+    return f"{float(x):.3f}x"
+
+
+def blocks_per_sm(occupancy, threads=256):
+    """Resident blocks per SM from ncu's achieved occupancy (% of the SM's warp slots) and the block size."""
+    return round(float(occupancy) / 100 * WARPS_PER_SM / (threads // 32))
+
+
+def non_overlapping(rows):
+    """True when the repetitions of ROWS (fastest first by median) do not overlap: each one's max below the next one's min."""
+    rows = sorted(rows, key=ms)
+    return all(float(a["max_ms"]) < float(b["min_ms"]) for a, b in zip(rows, rows[1:]))
+
+
+def cublas_spread():
+    """cuBLAS's median at 4096^3 in each SGEMM chapter's process of the 2026-11-25 results run: (min ms, max ms, count)."""
+    meds = [r["median_ms"] for p in json.loads(RESULTS.read_text())["programs"] if p["chapter"][:2] in
+            {str(c) for c in range(20, 30)} and p.get("data") for r in p["data"]["results"]
+            if r["variant"] == "cublas" and r["n"] == 4096]
+    return min(meds), max(meds), len(meds)
+
+
+V24 = [("sgemm-vectorized-transposed", "–"),
+       ("vectorized-transposed-scalar-global", "the 128-bit global loads and stores"),
+       ("vectorized-untransposed-a", "the transposed, padded `As`")]
+
+
+def switches_24():
+    """Chapter 24: the stage against each of its two changes turned off, with ncu; chapter 23's registers."""
+    run = program_csv(M38 / "c24-all.csv")
+    stage, scalar, untr = (run[v] for v, _ in V24)
+    cub = run["cublas"]
+    ncu = {v: ncu_launch(M38 / f"ncu24-{v}.csv") for v, _ in V24}
+    s, g, u = (ncu[v] for v, _ in V24)
+    c23 = ncu_launch(NCU_25, "23-sgemm-2d-register-tile")
+    n = int(stage["n"])
+    per_slice = (n // 128) ** 2 * 8 * (n // 8)  # warps (8 per 128 x 128 tile) x slices of 8
+    head = [f"`{v}`" + (" (the stage)" if i == 0 else "") for i, (v, _) in enumerate(V24)]
+    t = [f"**Each change turned off** ({PROV_27}, working tree of commit `38ea8b3`, M = N = K = {n}: "
+         f"`24-sgemm-vectorized-transposed --variant all --budget-ms 300 --format csv`, one process, cuBLAS in the "
+         f"same run; `ncu` of each variant: `tools/ncu-compare --chapters 24 --preset sgemm` with the shared load and "
+         f"store instruction counts, the timed run's one launch. Raw: [c24-all.csv]({link(M38 / 'c24-all.csv')}), "
+         + ", ".join(f"[{v}]({link(M38 / f'ncu24-{v}.csv')})" for v, _ in V24)
+         + f". Chapter 23's column: its `ncu` capture of 2026-11-25, working tree of commit `9fe5849`, "
+         f"[ncu-sgemm.csv]({LINK_25}).)", "",
+         "| | " + " | ".join(head) + " | chapter 23 (2026-11-25, `9fe5849`) |",
+         "|---|---:|---:|---:|---:|",
+         "| turns off | " + " | ".join(w for _, w in V24) + " | both (its own kernel) |"]
+
+    def row(label, cells, c23_cell="–"):
+        t.append(f"| {label} | " + " | ".join(cells) + f" | {c23_cell} |")
+
+    rows = (stage, scalar, untr)
+    row("median µs", [f"{ms(r) * 1000:.0f}" for r in rows])
+    row("GFLOP/s", [f"{float(r['gflops']):.0f}" for r in rows])
+    row("% FP32 peak", [f1(r["pct_peak_fp32"]) for r in rows])
+    row(f"vs cuBLAS ({ms(cub) * 1000:.0f} µs in the same run)", [x3(r["speed_vs_ref"]) for r in rows])
+    row("time vs the stage", [x3(ms(r) / ms(stage)) for r in rows])
+    row("registers per thread", [m["regs"] for m in (s, g, u)], c23["regs"])
+    row("achieved occupancy, % (blocks of 8 warps per SM)",
+        [f"{f1(m['occupancy %'])} ({blocks_per_sm(m['occupancy %'])})" for m in (s, g, u)],
+        f"{f1(c23['occupancy %'])} ({blocks_per_sm(c23['occupancy %'])})")
+    row("instructions", [n_(m["instructions"]) for m in (s, g, u)])
+    ld, st = "smsp__inst_executed_op_shared_ld.sum", "smsp__inst_executed_op_shared_st.sum"
+    row("shared load / store instructions (per warp and slice)",
+        [f"{n_(m[ld])} / {n_(m[st])} ({int(m[ld]) // per_slice} / {int(m[st]) // per_slice})" for m in (s, g, u)])
+    row("global load sectors per request", [f2(m["sectors/req"]) for m in (s, g, u)])
+    row("stall long scoreboard per issue", [f2(m["stall long sb"]) for m in (s, g, u)])
+    row("stall MIO throttle per issue", [f2(m["stall mio"]) for m in (s, g, u)])
+    row("issue slots busy, %", [f1(m["issue %"]) for m in (s, g, u)])
+    row("FMA pipe active, %", [f1(m["FMA pipe %"]) for m in (s, g, u)])
+
+    # What the 128-bit global accesses buy: the stage against the scalar path
+    g_more = (int(g["instructions"]) / int(s["instructions"]) - 1) * 100
+    claim(slower(scalar, stage) > 3 * g_more and float(g["stall long sb"]) > float(s["stall long sb"]),
+          "the scalar path's loss is not its extra instructions; its warps wait longer on global loads")
+    claim(g["sectors/req"] == s["sectors/req"], "sectors per request do not tell the two paths apart")
+    t += ["", f"**What the 128-bit global accesses buy** (the stage against `{V24[1][0]}`, which keeps the "
+          f"transposed `As`): without them the kernel takes {slower(scalar, stage):.1f}% longer "
+          f"({x3(scalar['speed_vs_ref'])} cuBLAS against {x3(stage['speed_vs_ref'])}). It executes only "
+          f"{g_more:.1f}% more instructions, so the loss is not the issue slots: its warps stall on global loads "
+          f"{float(g['stall long sb']) / float(s['stall long sb']):.1f} times as much "
+          f"(long scoreboard, {f2(g['stall long sb'])} against {f2(s['stall long sb'])} warps per issue), and the FMA pipe "
+          f"is active {f1(g['FMA pipe %'])}% of the time against {f1(s['FMA pipe %'])}%. The capture holds sectors "
+          f"per request, not the request count, and the ratio is the same {f2(s['sectors/req'])} on both paths: each of "
+          f"a warp's four 4-byte loads of a quad touches the same 16 sectors as its one 16-byte load, and uses a "
+          f"quarter of each."]
+
+    # What the transposed As buys: the stage against A as it lies
+    claim(s[ld] == u[ld] and int(u[st]) < int(s[st]), "same shared loads, fewer shared stores without the transposition")
+    claim(int(u["regs"]) > int(s["regs"]) and float(u["stall mio"]) > float(s["stall mio"]),
+          "the untransposed variant holds more registers and stalls more on the MIO queue")
+    t += ["", f"**What the transposed `As` buys** (the stage against `{V24[2][0]}`, which keeps the 128-bit global "
+          f"accesses): without it the kernel takes {slower(untr, stage):.1f}% longer ({x3(untr['speed_vs_ref'])} "
+          f"cuBLAS). Not through fewer shared loads: both issue {n_(s[ld])} "
+          f"({int(s[ld]) // per_slice} `LDS.128` per warp and slice, since ptxas merges each row of chapter 23's "
+          f"layout into `LDS.128` too), and the transposing scatter costs the stage {int(s[st]) // per_slice} shared "
+          f"stores per warp and slice against {int(u[st]) // per_slice}. What the untransposed variant pays instead: "
+          f"{u['regs']} registers against {s['regs']} (with chapter 23's layout all 64 A values of a slice are live at "
+          f"once, says the top comment of the kernel's file), MIO-throttle stalls {f2(u['stall mio'])} against {f2(s['stall mio'])} per issue, and the "
+          f"FMA pipe {f1(u['FMA pipe %'])}% active against {f1(s['FMA pipe %'])}%. The bank conflicts stay "
+          f"({n_(u['bank confl'])} against {n_(s['bank confl'])}): chapter 25's job either way."]
+
+    # The registers: not a third change
+    blocks = {blocks_per_sm(m["occupancy %"]) for m in (s, g, u)}
+    claim(blocks == {2} and blocks_per_sm(c23["occupancy %"]) == 1,
+          "either change alone keeps two blocks per SM; chapter 23 had one")
+    t += ["", f"**The register drop is not a third change.** Each variant keeps one of the two changes, and each "
+          f"runs two blocks of 8 warps per SM ({s['regs']}, {g['regs']} and {u['regs']} registers; "
+          f"{f1(s['occupancy %'])}-{f1(max(float(g['occupancy %']), float(u['occupancy %'])))}% occupancy), where "
+          f"chapter 23's kernel had {c23['regs']} registers and one block ({f1(c23['occupancy %'])}%). So either "
+          f"change alone keeps the second block, and the rows above measure each change at the stage's occupancy. "
+          f"The template's kernel with both changes off (`{V24[2][0]}` on an unaligned shape) is not measured, and "
+          f"chapter 23's kernel differs from it in its own loaders and stores, so which of its lines cost chapter 23 "
+          f"the second block is not measured either."]
+
+    # How sure: one run each
+    claim(non_overlapping(rows), "the repetitions of the three variants do not overlap")
+    by_ncu = sorted(range(3), key=lambda i: float((s, g, u)[i]["time us"]))
+    claim(by_ncu == sorted(range(3), key=lambda i: ms(rows[i])), "ncu ranks the three as the program does")
+    lo, hi, count = cublas_spread()
+    claim((hi / lo - 1) * 100 * 3 < min(slower(scalar, stage), slower(untr, stage)),
+          "cuBLAS's spread across processes is far below either change's effect")
+    t += ["", f"One run of each (one process; {min(int(r['reps']) for r in rows)}-{max(int(r['reps']) for r in rows)} "
+          f"timed repetitions): the repetitions of the three do not overlap, and the `ncu` launches, separate "
+          f"processes, rank them the same way ({', '.join(f1(m['time us']) for m in (s, g, u))} µs in the table's "
+          f"order). The noise between "
+          f"runs of the same binary is not measured here; the only repeat in the committed H100 data is cuBLAS's "
+          f"4096³ call in each of the {count} SGEMM processes of the results run of 2026-11-25 (commit `f043cbe`, "
+          f"[results JSON]({RESULTS_LINK})), whose medians spread {(hi / lo - 1) * 100:.1f}%, far less than either "
+          f"change's effect."]
+    return "\n".join(t)
+
+
+V27 = [("sgemm-tuned", "–", M38), ("tuned-two-barriers", "one barrier per slice (chapter 26's schedule)", C1B),
+       ("tuned-no-copy-plan", "the copy plan and its unguarded path (chapter 26's copies)", C1B)]
+
+
+def switches_27():
+    """Chapter 27: the stage against its two off-switches at 4096^3 and 8192^3, with ncu at 4096^3."""
+    runs = {n: program_csv(M38 / f"c27-off-{n}.csv") for n in (4096, 8192)}
+    ncu = {v: ncu_launch(d / f"ncu27-{v}.csv") for v, _, d in V27}
+    names = [v for v, _, _ in V27]
+    t = [f"**The stage against each mechanism turned off** ({PROV_27}; timings: working tree of commit `38ea8b3`, "
+         f"`27-sgemm-tuned --size N --variant {','.join(names)},cublas --budget-ms 300 --format csv`, one process "
+         f"per size, cuBLAS in the same run; `ncu` at 4096³: `tools/ncu-compare --chapters 27 --preset sgemm`, the "
+         f"timed run's one launch, the stage at `38ea8b3`, the two variants at `1b08d1e`, whose chapters/ and "
+         f"common/ are those of `38ea8b3`. Raw: "
+         + ", ".join(f"[{n}³]({link(M38 / f'c27-off-{n}.csv')})" for n in runs)
+         + ", `ncu` " + ", ".join(f"[{v}]({link(d / f'ncu27-{v}.csv')})" for v, _, d in V27) + ".)", "",
+         "| | " + " | ".join(f"`{v}`" + (" (the stage)" if i == 0 else "") for i, v in enumerate(names))
+         + " | `cublas` |", "|---|---:|---:|---:|---:|",
+         "| turns off | " + " | ".join(w for _, w, _ in V27) + " | – |"]
+    for n, run in runs.items():
+        stage = run["sgemm-tuned"]
+        t.append(f"| {n}³: median ms | " + " | ".join(f"{ms(run[v]):.3f}" for v in names + ["cublas"]) + " |")
+        t.append(f"| {n}³: vs cuBLAS | " + " | ".join(x3(run[v]["speed_vs_ref"]) for v in names + ["cublas"]) + " |")
+        t.append(f"| {n}³: time vs the stage | " + " | ".join(x3(ms(run[v]) / ms(stage)) for v in names) + " | – |")
+    m = [ncu[v] for v in names]
+    for label, key, fmt in [("`ncu` at 4096³ (this row and below): time, µs", "time us", f1), ("instructions", "instructions", n_),
+                            ("FMA pipe active, %", "FMA pipe %", f1), ("issue slots busy, %", "issue %", f1),
+                            ("stall barrier per issue", "stall barrier", f2),
+                            ("stall long scoreboard per issue", "stall long sb", f2),
+                            ("registers per thread", "regs", str)]:
+        t.append(f"| {label} | " + " | ".join(fmt(x[key]) for x in m) + " | – |")
+
+    s, b, c = m
+    cost = {v: {n: slower(run[v], run["sgemm-tuned"]) for n, run in runs.items()} for v in names[1:]}
+    for v in names[1:]:
+        claim(all(x > 0 for x in cost[v].values()), f"{v} is slower than the stage at both sizes")
+        claim(all(x < 3 for x in cost[v].values()), f"{v} costs less than 3% at both sizes")
+    b_instr = (int(b["instructions"]) / int(s["instructions"]) - 1) * 100
+    c_instr = (int(c["instructions"]) / int(s["instructions"]) - 1) * 100
+    claim(abs(b_instr) < 0.5 and float(b["stall barrier"]) > float(s["stall barrier"]),
+          "the second barrier adds no instructions but more barrier stalls")
+    claim(c_instr > 2 * cost["tuned-no-copy-plan"][4096] and float(c["issue %"]) > float(s["issue %"]),
+          "the copy plan saves instructions, most absorbed by idle issue slots")
+
+
+    s4, s8 = runs[4096]["sgemm-tuned"], runs[8192]["sgemm-tuned"]
+    off = [float(run[v]["speed_vs_ref"]) for run in runs.values() for v in names[1:]]
+    t += ["", f"**What each bought, measured by turning it off:** the one-barrier pipeline "
+          f"{cost[names[1]][4096]:.1f}% of the stage's time at 4096³ and {cost[names[1]][8192]:.1f}% at 8192³ "
+          f"(turned off, the kernel takes that much longer), the copy plan with its unguarded path "
+          f"{cost[names[2]][4096]:.1f}% and {cost[names[2]][8192]:.1f}%. Both paid, and both are small: the stage "
+          f"is at {x3(s4['speed_vs_ref'])} and {x3(s8['speed_vs_ref'])} cuBLAS with them, {x3(min(off))} to "
+          f"{x3(max(off))} with either one off. The second barrier costs no instructions "
+          f"({b_instr:+.2f}%); its warps wait at barriers more ({f2(b['stall barrier'])} stalls per issue against "
+          f"{f2(s['stall barrier'])}) and issue less ({f1(b['issue %'])}% of the slots against {f1(s['issue %'])}%). "
+          f"Chapter 26's per-element copy arithmetic adds {c_instr:.1f}% instructions and "
+          f"{int(c['regs']) - int(s['regs'])} registers at 4096³, but the time only {cost[names[2]][4096]:.1f}%: the "
+          f"stage's issue slots were not full, and the extra instructions take idle ones ({f1(c['issue %'])}% busy "
+          f"against {f1(s['issue %'])}%)."]
+
+    lo, hi, count = cublas_spread()
+    spread = (hi / lo - 1) * 100
+    ordered = all(sorted(names, key=lambda v: ms(run[v])) == names for run in runs.values())
+    claim(ordered and float(s["time us"]) < float(b["time us"]) < float(c["time us"]),
+          "the three keep one order in every measurement")
+    claim(all(non_overlapping([run[names[0]], run[v]]) for run in runs.values() for v in names[1:]),
+          "the stage's repetitions do not overlap either variant's")
+    apart = [n for n, run in runs.items() if non_overlapping([run[v] for v in names[1:]])]
+    overlap = [n for n in runs if n not in apart]
+    variants = (f"the two variants' do not overlap each other at {' and '.join(f'{n}³' for n in apart)}"
+                + (f" but do at {' and '.join(f'{n}³' for n in overlap)}" if overlap else "") if apart
+                else "the two variants' overlap each other")
+    effects = sorted(x for v in cost.values() for x in v.values())
+    reps = {n: sorted(int(run[v]["reps"]) for v in names) for n, run in runs.items()}
+    t += ["", f"How sure: one run of each, one process per size ({reps[4096][0]}-{reps[4096][-1]} timed "
+          f"repetitions at 4096³, {reps[8192][0]}-{reps[8192][-1]} at 8192³). Within each run the stage's repetitions do not overlap either variant's ({variants}), and the "
+          f"order (stage, two barriers, no copy plan) is the same at both sizes and in the `ncu` launches, separate "
+          f"processes "
+          f"({', '.join(f1(x['time us']) for x in m)} µs). The noise between runs of the same binary is not measured "
+          f"here. The only repeat in the committed H100 data is cuBLAS's 4096³ call in each of the {count} SGEMM "
+          f"processes of the results run of 2026-11-25 (commit `f043cbe`, [results JSON]({RESULTS_LINK})): its "
+          f"medians spread {spread:.1f}% ({lo * 1000:.0f} to {hi * 1000:.0f} µs), against effects of "
+          f"{effects[0]:.1f}% to {effects[-1]:.1f}% here, so a repeat run of the stage and its switches is what would "
+          f"make these percentages firm."]
+    return "\n".join(t)
+
+
 TABLES = [("01-branches", early.branches_01), ("01-ncu-why", early.why_01), ("02-ncu-why", why_02),
           ("03-ncu", early.ncu_03), ("03-ncu-why", early.why_03), ("04-ncu", early.ncu_04),
-          ("04-ncu-why", early.why_04)]
+          ("04-ncu-why", early.why_04), ("24-switches", switches_24), ("27-switches", switches_27)]
 BLOCKS = {name: name for name, _ in TABLES}
 
 
