@@ -18,7 +18,7 @@ std::vector<tut::gemm::GemmVariant> vectorized_variants() {
            sgemm_vectorized_transposed::sgemm_scalar_global, "", /*on_demand=*/true},
           {"vectorized-untransposed-a",
            "the same kernel with A kept as it lies in shared memory (chapter 23's layout and multiply_tile), "
-           "float4 global accesses kept: what the transposed A, and the registers it saves, buy",
+           "float4 global accesses kept: what the transposed A buys",
            sgemm_vectorized_transposed::sgemm_untransposed_a, "", /*on_demand=*/true}};
 }
 
