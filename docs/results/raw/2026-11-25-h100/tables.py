@@ -9,7 +9,8 @@ and the sweep tables of chapters 03, 04, 20-27 and 30-35 from docs/results/nvidi
   python3 docs/results/raw/2026-11-25-h100/tables.py --fill --check   # changes nothing; exit 1 if a table or a
                                                                       # block would (a host test runs this)
 
-Every number comes from a CSV or program output in this folder; nothing is typed by hand."""
+Every number comes from a CSV or program output in this folder, or (the 25-shape SGEMM sweep of chapters 27-29,
+SHAPES) in ../2026-11-27-h100/measure-38ea8b3/shapes; nothing is typed by hand."""
 import csv
 import json
 import math
@@ -20,8 +21,25 @@ import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 OUT = HERE / "tables"
-PROVENANCE = ("NVIDIA H100 80GB HBM3 (132 SMs), driver 580.159.04, CUDA 13.0, 2026-11-25; {what}, "
-              "[raw]({raw}).")
+
+
+def provenance(what, raw, date="2026-11-25"):
+    """The provenance line of a table: the H100 of this folder's runs and of ../2026-11-27-h100 (the same GPU,
+    driver and CUDA), the run's DATE, WHAT ran, and the RAW link (relative to a chapter README)."""
+    return (f"NVIDIA H100 80GB HBM3 (132 SMs), driver 580.159.04, CUDA 13.0, {date}; {what}, "
+            f"[raw]({raw}).")
+
+
+PROVENANCE = provenance("{what}", "{raw}")  # the runs of this folder (2026-11-25): .format(what=..., raw=...)
+
+# The 25-shape SGEMM sweep of chapters 27-29 (shape_sweep.py) that the tables of chapters 28 and 29 and their
+# templates cite: the run at chapter 29's occupancy fix (4fbf9f0), 2026-11-27. The earlier sweep of this folder
+# (measure-c288e4a/shapes, 2026-11-25) stays as history: SHAPES_BEFORE, compared in 29-sweep-change.
+SHAPES = HERE.parent / "2026-11-27-h100" / "measure-38ea8b3" / "shapes"
+SHAPES_RAW = "../../docs/results/raw/2026-11-27-h100/measure-38ea8b3/shapes/shapes.csv"
+SHAPES_PROVENANCE = provenance("working tree of commit 38ea8b3, `shape_sweep.py`", SHAPES_RAW, date="2026-11-27")
+SHAPES_BEFORE = HERE / "measure-c288e4a" / "shapes"
+SHAPES_BEFORE_RAW = "../../docs/results/raw/2026-11-25-h100/measure-c288e4a/shapes/shapes.csv"
 
 
 def rows_of(path):
@@ -87,7 +105,7 @@ def scan_types():
 
 
 def gemm_shapes():
-    rows = rows_of(HERE / "measure-c288e4a" / "shapes" / "shapes.csv")
+    rows = rows_of(SHAPES / "shapes.csv")
     out = ["| M × N × K | 29 (stage) / cuBLAS | 28 / cuBLAS | 27 / cuBLAS | 29's plan |", "|---|---:|---:|---:|---|"]
     logs = []
     big = []
@@ -103,8 +121,7 @@ def gemm_shapes():
     out.append(f"Geometric mean of 29 / cuBLAS over the {len(rows)} shapes: **{geo:.3f}**; lowest at ≥ 2^30 "
                f"multiply-adds: **{min(big):.3f}**; lowest overall: {min(float(r['ratio_29']) for r in rows):.3f}.")
     out.append("")
-    out.append(PROVENANCE.format(what="working tree of commit c288e4a, `shape_sweep.py`",
-                                 raw="../../docs/results/raw/2026-11-25-h100/measure-c288e4a/shapes/shapes.csv"))
+    out.append(SHAPES_PROVENANCE)
     return "\n".join(out)
 
 
@@ -120,7 +137,7 @@ def fp32_peak(raw_dir):
 def gemm_screen(stage, prev, shapes):
     """A README's first table: stage STAGE (28 or 29) at a few SHAPES beside the previous stage and cuBLAS,
     as shares of the FP32 peak, from the same sweep as 29-shapes."""
-    d = HERE / "measure-c288e4a" / "shapes"
+    d = SHAPES
     rows = {(int(r["m"]), int(r["n"]), int(r["k"])): r for r in rows_of(d / "shapes.csv")}
     peak = fp32_peak(d / "raw")
     out = [f"| M × N × K | {stage} (stage) GFLOP/s | % FP32 peak | {stage} / cuBLAS | {prev} / cuBLAS | "
@@ -134,8 +151,7 @@ def gemm_screen(stage, prev, shapes):
     out.append("")
     out.append(f"FP32 peak {peak:.0f} GFLOP/s (the programs' banner: SMs × 128 lanes × 2 flop × clock); "
                f"cuBLAS timed by chapter {stage}'s program in the same process, chapter {prev}'s ratio by its own.")
-    out.append(PROVENANCE.format(what="working tree of commit c288e4a, `shape_sweep.py`",
-                                 raw="../../docs/results/raw/2026-11-25-h100/measure-c288e4a/shapes/shapes.csv"))
+    out.append(SHAPES_PROVENANCE)
     return "\n".join(out)
 
 
@@ -147,6 +163,121 @@ def gemm28_screen():
 def gemm29_screen():
     return gemm_screen(29, 28, [(128, 4096, 4096), (4096, 128, 4096), (1024, 1024, 16384), (256, 256, 65536),
                                 (1024, 1024, 1024), (4096, 4096, 4096), (1, 4096, 4096)])
+
+
+def short_plan(choice):
+    """'64x128 split 6' or '64x128, no split' from a plan line the programs print."""
+    m = re.match(r"(\d+x\d+) tiles, (?:split (\d+)|no split)", choice)
+    if not m:
+        raise SystemExit(f"tables.py: not a split-K plan: {choice!r}")
+    return f"{m.group(1)} split {m.group(2)}" if m.group(2) else f"{m.group(1)}, no split"
+
+
+def predicted_us(choice):
+    m = re.search(r"predicted ([\d.]+) us", choice)
+    if not m:
+        raise SystemExit(f"tables.py: no prediction in {choice!r}")
+    return float(m.group(1))
+
+
+def measured_us(r, who):
+    """The median time (µs) of chapter WHO (27, 28, 29) or 'cublas' (chapter 29's cuBLAS run) from its GFLOP/s."""
+    column = "cublas_gflops_29" if who == "cublas" else f"gflops_{who}"
+    return 2e-3 * int(r["m"]) * int(r["n"]) * int(r["k"]) / float(r[column])
+
+
+def gemm_sweep_change():
+    """What chapter 29's occupancy fix (4fbf9f0: a split plan counts the partial-sum kernel's blocks per SM, not the
+    tile kernel's) changed between the two sweeps: each shape whose plan changed, the stage's own time beside
+    cuBLAS's (timed in the same process; the ratio moves with either) and chapter 28's time (its plan the same in
+    both runs) as a control, and where the geometric mean of the ratio moved, split into the stage's GFLOP/s and
+    cuBLAS's."""
+    before = {(r["m"], r["n"], r["k"]): r for r in rows_of(SHAPES_BEFORE / "shapes.csv")}
+    after = rows_of(SHAPES / "shapes.csv")
+    assert len(after) == len(before) and all((r["m"], r["n"], r["k"]) in before for r in after)
+    out = ["| M × N × K | 29's plan, c288e4a → 38ea8b3 | 29 predicted µs | 29 measured µs | cuBLAS µs (29's process) | "
+           "29 / cuBLAS | 28 measured µs (plan unchanged) |", "|---|---|---:|---:|---:|---:|---:|"]
+    same, small = [], []
+    changed = 0.0
+    n_changed = 0
+
+    def step(r, b, column):
+        return math.log(float(r[column]) / float(b[column]))
+
+    for r in after:
+        b = before[(r["m"], r["n"], r["k"])]
+        assert short_plan(b["choice_28"]) == short_plan(r["choice_28"])
+        m, n, k = int(r["m"]), int(r["n"]), int(r["k"])
+        if short_plan(b["choice_29"]) == short_plan(r["choice_29"]):
+            same.append((r, b))
+            if m == n == k and m * n * k < 2**30:
+                small.append((r, b))
+            continue
+        changed += step(r, b, "ratio_29")
+        n_changed += 1
+        out.append(f"| {m} × {n} × {k} | {short_plan(b['choice_29'])} → {short_plan(r['choice_29'])} | "
+                   f"{predicted_us(b['choice_29']):.1f} → {predicted_us(r['choice_29']):.1f} | "
+                   f"{measured_us(b, 29):.1f} → **{measured_us(r, 29):.1f}** | "
+                   f"{measured_us(b, 'cublas'):.1f} → {measured_us(r, 'cublas'):.1f} | "
+                   f"{float(b['ratio_29']):.3f} → {float(r['ratio_29']):.3f} | "
+                   f"{measured_us(b, 28):.1f} → {measured_us(r, 28):.1f} |")
+
+    def geo(rows, column):  # geometric mean over ROWS of column's factor, later run / earlier
+        return math.exp(sum(step(r, b, column) for r, b in rows) / len(rows))
+
+    g0 = math.exp(sum(math.log(float(x["ratio_29"])) for x in before.values()) / len(before))
+    g1 = math.exp(sum(math.log(float(x["ratio_29"])) for x in after) / len(after))
+    def share(rows):  # the factor ROWS' ratios moved the geometric mean over all the shapes by
+        return math.exp(sum(step(r, b, "ratio_29") for r, b in rows) / len(after))
+
+    times = [measured_us(r, 29) for r, _ in small]
+    out.append("")
+    out.append(f"Geometric mean of 29 / cuBLAS over the {len(after)} shapes: {g0:.3f} at c288e4a, {g1:.3f} at 38ea8b3 "
+               f"(×{g1 / g0:.3f}). The {n_changed} shapes whose plan changed moved it by ×{math.exp(changed / len(after)):.3f} "
+               f"together, the {len(same)} whose plan did not by ×{share(same):.3f}. Over those {len(same)} the "
+               f"stage's own GFLOP/s moved by ×{geo(same, 'gflops_29'):.3f} (geometric mean of the factors) and "
+               f"cuBLAS's, timed in the same process, by ×{geo(same, 'cublas_gflops_29'):.3f}; at the {len(small)} "
+               f"squares below 2^30 multiply-adds ({', '.join(r['m'] + '³' for r, _ in small)}: calls of "
+               f"{min(times):.0f} to {max(times):.0f} µs), which moved the mean by ×{share(small):.3f}, the stage by "
+               f"×{geo(small, 'gflops_29'):.3f} and cuBLAS by ×{geo(small, 'cublas_gflops_29'):.3f}.")
+    out.append("")
+    out.append(PROVENANCE.format(what="working tree of commit c288e4a, `shape_sweep.py`", raw=SHAPES_BEFORE_RAW))
+    out.append(SHAPES_PROVENANCE)
+    return "\n".join(out)
+
+
+def gemm_candidates():
+    """Chapter 29's --variant all at the sweep's candidate shapes: the stage, every fixed split of both tiles, and
+    stream-K (and its hybrid) on both tiles, each against cuBLAS in the same process."""
+    rows = [r for r in rows_of(SHAPES / "candidates.csv") if r["chapter"] == "29"]
+    shapes = []
+    for r in rows:
+        if (r["m"], r["n"], r["k"]) not in shapes:
+            shapes.append((r["m"], r["n"], r["k"]))
+    assert all(r["check"] == "ok" for r in rows)
+    out = ["| M × N × K | stage's plan | stage | `splitk-64x128-s2` | `splitk-64x128-s4` | `splitk-64x128-s8` | "
+           "best 128 × 256 split | `stream-k` / `dp-stream-k` | `stream-k-64x128` / `dp-stream-k-64x128` |",
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    ahead = []
+    for shape in shapes:
+        v = {r["variant"]: r for r in rows if (r["m"], r["n"], r["k"]) == shape}
+        x = {name: float(r["ratio_to_cublas"]) for name, r in v.items()}
+        big = max((name for name in x if name.startswith("splitk-128x256-")), key=x.get)
+        stage = x["sgemm-split-k"]
+        out.append(f"| {shape[0]} × {shape[1]} × {shape[2]} | {short_plan(v['sgemm-split-k']['plan'])} | "
+                   f"**{stage:.3f}** | {x['splitk-64x128-s2']:.3f} | {x['splitk-64x128-s4']:.3f} | "
+                   f"{x['splitk-64x128-s8']:.3f} | {x[big]:.3f} (s{big.rsplit('-s', 1)[1]}) | "
+                   f"{x['stream-k']:.3f} / {x['dp-stream-k']:.3f} | "
+                   f"{x['stream-k-64x128']:.3f} / {x['dp-stream-k-64x128']:.3f} |")
+        if max(x["stream-k-64x128"], x["dp-stream-k-64x128"]) > stage:
+            ahead.append(f"{shape[0]} × {shape[1]} × {shape[2]}")
+    out.append("")
+    out.append(f"Ratios to cuBLAS in the same process; every check `ok`. Stream-K on the 64 × 128 tile (either "
+               f"variant) ahead of the stage at {len(ahead)} of these {len(shapes)} shapes"
+               + (": " + ", ".join(ahead) if ahead else "") + ".")
+    out.append(provenance("working tree of commit 38ea8b3, `shape_sweep.py` (chapter 29 `--variant all` at "
+                          "these shapes)", SHAPES_RAW.replace("shapes.csv", "candidates.csv"), date="2026-11-27"))
+    return "\n".join(out)
 
 
 def program_table(path, keep):
@@ -957,7 +1088,8 @@ BLOCKS = {
     "18-h100-after-spills": "18-after-spills", "18-h100-types": "18-types", "18-h100-variants": "18-variants",
     "18-h100-timeline": "18-timeline", "18-h100-timeline-screen": "18-timeline-screen",
     "28-h100-screen": "28-screen", "29-h100-screen": "29-screen", "29-h100-shapes": "29-shapes",
-    "29-h100-stream-k": "29-stream-k", "ncu-fft-h100": "ncu-fft", "36-h100-screen": "36-screen",
+    "29-h100-stream-k": "29-stream-k", "29-h100-sweep-change": "29-sweep-change",
+    "29-h100-candidates": "29-candidates", "ncu-fft-h100": "ncu-fft", "36-h100-screen": "36-screen",
     "36-h100-candidates": "36-candidates", "36-h100-screen-text": "36-screen-text", "37-h100-screen": "37-screen",
     "37-h100-screen-text": "37-screen-text", "37-h100-candidates": "37-candidates", "38-h100-by-length": "38-screen",
     "38-h100-sweep": "38-sweep", "38-h100-screen-text": "38-screen-text", "40-h100-stage-choice": "40-stage-choice",
@@ -969,6 +1101,7 @@ BLOCKS = {
 
 
 TABLES = [("18-variants", scan_variants), ("18-types", scan_types), ("29-shapes", gemm_shapes),
+          ("29-sweep-change", gemm_sweep_change), ("29-candidates", gemm_candidates),
           ("36-candidates", fft36), ("37-candidates", fft37), ("ncu-fft", ncu_fft),
           ("28-screen", gemm28_screen), ("29-screen", gemm29_screen),
           ("36-screen", fft36_screen), ("37-screen", fft37_screen),
