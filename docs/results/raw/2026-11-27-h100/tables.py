@@ -280,6 +280,8 @@ def switches_27():
         stage = run["sgemm-tuned"]
         t.append(f"| {n}³: median ms | " + " | ".join(f"{ms(run[v]):.3f}" for v in names + ["cublas"]) + " |")
         t.append(f"| {n}³: vs cuBLAS | " + " | ".join(x3(run[v]["speed_vs_ref"]) for v in names + ["cublas"]) + " |")
+        t.append(f"| {n}³: % FP32 peak (the bound) | " + " | ".join(f1(run[v]["pct_peak_fp32"]) for v in names + ["cublas"])
+                 + " |")
         t.append(f"| {n}³: time vs the stage | " + " | ".join(x3(ms(run[v]) / ms(stage)) for v in names) + " | – |")
     m = [ncu[v] for v in names]
     for label, key, fmt in [("`ncu` at 4096³ (this row and below): time, µs", "time us", f1), ("instructions", "instructions", n_),
