@@ -2,6 +2,8 @@
 and write docs/results/<gpu>.json, docs/results/<gpu>.md and PNG plots; or compare two result files."""
 
 import json
+import os
+import shlex
 import statistics
 import sys
 from pathlib import Path
@@ -205,12 +207,30 @@ def chapter_cells(rec):
     return headers, cells, align
 
 
+def build_dir_of(meta):
+    """The --build folder of the run's command when it lies outside the checkout (a scratch folder such as
+    /tmp/b6), else None: the markdown then shows program paths under `build/`, the default build folder."""
+    words = shlex.split(meta.get("command") or "")
+    for i, w in enumerate(words):
+        value = words[i + 1] if w == "--build" and i + 1 < len(words) else (w[8:] if w.startswith("--build=") else "")
+        if value and os.path.isabs(value) and not value.startswith((meta.get("cwd") or "//").rstrip("/") + "/"):
+            return value.rstrip("/")
+    return None
+
+
+def shown_command(rec, build):
+    """A program's command as the markdown shows it: under `build/` when the run built outside the checkout."""
+    command = rec.get("command", "")
+    return "build/" + command[len(build) + 1:] if build and command.startswith(build + "/") else command
+
+
 def render_markdown(doc, plots=None):
     """The docs/results/<gpu>.md text of a results document. plots: {"scan"|"vector_loads"|"atomics":
     file name} of the plots that were drawn."""
     plots = plots or {}
     meta = doc.get("meta", {})
     records = doc.get("programs", [])
+    build = build_dir_of(meta)
     out = [f"# Measured results: {meta.get('gpu') or 'unknown GPU'}", "",
            "Written by `tools/results` (see [README.md](README.md)); regenerate rather than edit. "
            "Times are medians of CUDA-event-timed repetitions after warm-up, every output checked "
@@ -283,9 +303,11 @@ def render_markdown(doc, plots=None):
 
     out += ["## Every chapter program", "",
             "Each program's own table (\\* = reference: a vendor library or cudaMemcpy). Paste a chapter's "
-            "table at its README's `<!-- measured: ... -->` line.", ""]
+            "table at its README's `<!-- measured: ... -->` line."
+            + (f" Program paths are shown under `build/`, the default build folder (this run built in `{build}`)."
+               if build else ""), ""]
     for rec in records:
-        out += [f"### {rec['chapter']}", "", f"`{rec['command']}`", ""]
+        out += [f"### {rec['chapter']}", "", f"`{shown_command(rec, build)}`", ""]
         if results_of(rec):
             headers, cells, align = chapter_cells(rec)
             out.append(markdown_table(headers, cells, align))

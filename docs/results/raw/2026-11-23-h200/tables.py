@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Writes the H200 history that chapters 22, 27, 33 and 35 keep from this folder's first SGEMM and FFT runs (the
+"""Writes the H200 history that chapters 22, 33 and 35 keep from this folder's first SGEMM and FFT runs (the
 call2-* captures: NVIDIA H200, 2026-11-23; see README.md): chapter 22's claims (call2-sgemm-a-all-22-*.txt, with the
 ncu profile of the current code from ../2026-11-23-h200x2/ncu/ncu-sgemm.csv and ../2026-11-23-h200-f18eb3b/ncu/),
-chapter 27's candidates (call2-sgemm-b-all-27-*.txt), chapter 33's variants (call2-fft-b-all-33-n*.txt, with the
+chapter 33's variants (call2-fft-b-all-33-n*.txt, with the
 fixed half exchange in ../2026-11-23-h200x2/fft35/all-33-n2048.txt and the register count of the H100 capture
 ../2026-11-25-h100/ncu-bf8018c/ncu-fft.csv), and the paragraph of chapter 35 on how its stage was chosen
 (call2-fft-b-all-35-n*.txt and call2-fft-b-run-35.txt, with the second run of every candidate,
@@ -178,27 +178,6 @@ def claims22():
     return "\n".join(out)
 
 
-STAGE27_THEN = "tuned-128x128x16-w32x64-t8x8-s3"  # the stage of chapter 27 at the time of the call2 run (README.md)
-
-
-def candidates27():
-    """Chapter 27's candidates in the first GPU run, fastest first, at 4096 and 8192."""
-    runs = {n: f18.variants(HERE / f"call2-sgemm-b-all-27-{n}.txt") for n in (4096, 8192)}
-    fastest = {n: min((v for v in r if v not in ("cublas", "sgemm-tuned")), key=lambda v: float(r[v]["median_ms"]))
-               for n, r in runs.items()}
-    if len(set(fastest.values())) != 1:
-        raise SystemExit(f"tables.py: chapter 27's fastest candidate differs by size: {fastest}")
-    out = [f"{RUN}, fastest first: the first GPU run of this chapter. The stage was then `{STAGE27_THEN}` (the row "
-           f"named `sgemm-tuned` here); the fastest row at both sizes, `{fastest[4096]}`, became the stage. Raw: "
-           + ", ".join(f"[{n}]({RAW_LINK}call2-sgemm-b-all-27-{n}.txt)" for n in runs) + "."]
-    for n, r in runs.items():
-        rows = sorted(r.items(), key=lambda kv: float(kv[1]["median_ms"]))
-        out += ["", f"At {n}:", "", gemm_table(
-            [(f"`{v}`", f"{float(g['median_ms']):.3f}", f"{float(g['gflops']):.0f}", f"{float(g['pct_peak_fp32']):.1f}",
-              f"{float(g['speed_vs_ref']):.3f}x") for v, g in rows], str)]
-    return "\n".join(out)
-
-
 # Chapter 33 at N = 2048: compile-time facts (ptxas -v, nvcc 13.0, sm_90: registers per thread of the plain and the
 # half exchange's kernel) and the H200's per-SM limits (CUDA's occupancy rules), kept as constants; the limits in
 # the block are computed from them.
@@ -292,9 +271,9 @@ def fft33():
     return "\n".join(out)
 
 
-TABLES = [("22-h200-claims", claims22), ("27-h200-candidates", candidates27), ("33-h200-variants", fft33),
+TABLES = [("22-h200-claims", claims22), ("33-h200-variants", fft33),
           ("35-h200-how-chosen", how_chosen)]
-BLOCKS = {"22-claims": "22-h200-claims", "27-candidates": "27-h200-candidates", "33-fft-variants": "33-h200-variants",
+BLOCKS = {"22-claims": "22-h200-claims", "33-fft-variants": "33-h200-variants",
           "35-h200-how-chosen": "35-h200-how-chosen"}
 
 if __name__ == "__main__":

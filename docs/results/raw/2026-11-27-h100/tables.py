@@ -3,14 +3,15 @@
 HBM3, 2026-11-27, the working tree of commit 85a4bc5; c1.sh made them), through the functions that wrote them
 from the H200 captures of 2026-11-21 (../2026-11-21-h200/tables_early.py), and chapter 02's rule-4 metric; and
 chapters 24's and 27's off-switch tables (24-switches, 27-switches) from calls 2 and 3 (c2.sh at 38ea8b3,
-c3.sh at 1b08d1e: measure-38ea8b3/, check-1b08d1e/):
+c3.sh at 1b08d1e: measure-38ea8b3/, check-1b08d1e/), and chapter 27's candidates (27-candidates) from call 6
+(c6.sh at b794ba4: results-b794ba4/, which also repeats the off-switches):
 
   python3 docs/results/raw/2026-11-27-h100/tables.py                  # writes tables/*.md beside this file
   python3 docs/results/raw/2026-11-27-h100/tables.py --fill           # and fills the README blocks they feed
   python3 docs/results/raw/2026-11-27-h100/tables.py --fill --check   # changes nothing; exit 1 on a difference
 
 Every number comes from a capture in this folder, or (24-switches, 27-switches) from chapter 23's ncu capture of
-2026-11-25 (../2026-11-25-h100/measure-9fe5849/ncu-sgemm.csv) and the results run of that day
+2026-11-25 (../2026-11-25-h100/measure-9fe5849/ncu-sgemm.csv) and the committed results run
 (docs/results/nvidia-h100-80gb-hbm3.json, cuBLAS's medians); nothing is typed by hand."""
 import csv
 import importlib.util
@@ -70,7 +71,8 @@ M38 = HERE / "measure-38ea8b3"  # call 2: the working tree of 38ea8b3
 C1B = HERE / "check-1b08d1e"    # call 3: the working tree of 1b08d1e (chapters/ and common/ as at 38ea8b3)
 NCU_25 = HERE.parent / "2026-11-25-h100" / "measure-9fe5849" / "ncu-sgemm.csv"  # chapter 23's capture
 LINK_25 = "../../docs/results/raw/2026-11-25-h100/measure-9fe5849/ncu-sgemm.csv"
-RESULTS = HERE.parents[1] / "nvidia-h100-80gb-hbm3.json"  # the results run of 2026-11-25 (commit f043cbe)
+RESULTS = HERE.parents[1] / "nvidia-h100-80gb-hbm3.json"  # the committed results run (its meta says which)
+REPEAT = HERE / "results-b794ba4"  # call 6: chapter 27 --variant all at 4096^3 and 8192^3, a second run of the switches
 RESULTS_LINK = "../../docs/results/nvidia-h100-80gb-hbm3.json"
 PROV_27 = "NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-11-27"
 WARPS_PER_SM = 64  # sm_90: at most 64 resident warps per SM
@@ -138,11 +140,14 @@ def non_overlapping(rows):
 
 
 def cublas_spread():
-    """cuBLAS's median at 4096^3 in each SGEMM chapter's process of the 2026-11-25 results run: (min ms, max ms, count)."""
-    meds = [r["median_ms"] for p in json.loads(RESULTS.read_text())["programs"] if p["chapter"][:2] in
+    """cuBLAS's median at 4096^3 in each SGEMM chapter's process of the committed results run: (min ms, max ms,
+    count, 'the results run of DATE (commit `C`'), the last for the sentences that cite it."""
+    doc = json.loads(RESULTS.read_text())
+    meds = [r["median_ms"] for p in doc["programs"] if p["chapter"][:2] in
             {str(c) for c in range(20, 30)} and p.get("data") for r in p["data"]["results"]
             if r["variant"] == "cublas" and r["n"] == 4096]
-    return min(meds), max(meds), len(meds)
+    which = f"the results run of {doc['meta']['date'][:10]} (commit `{doc['meta']['commit']}`"
+    return min(meds), max(meds), len(meds), which
 
 
 V24 = [("sgemm-vectorized-transposed", "–"),
@@ -243,7 +248,7 @@ def switches_24():
     claim(non_overlapping(rows), "the repetitions of the three variants do not overlap")
     by_ncu = sorted(range(3), key=lambda i: float((s, g, u)[i]["time us"]))
     claim(by_ncu == sorted(range(3), key=lambda i: ms(rows[i])), "ncu ranks the three as the program does")
-    lo, hi, count = cublas_spread()
+    lo, hi, count, which = cublas_spread()
     claim((hi / lo - 1) * 100 * 3 < min(slower(scalar, stage), slower(untr, stage)),
           "cuBLAS's spread across processes is far below either change's effect")
     t += ["", f"One run of each (one process; {min(int(r['reps']) for r in rows)}-{max(int(r['reps']) for r in rows)} "
@@ -251,7 +256,7 @@ def switches_24():
           f"processes, rank them the same way ({', '.join(f1(m['time us']) for m in (s, g, u))} µs in the table's "
           f"order). The noise between "
           f"runs of the same binary is not measured here; the only repeat in the committed H100 data is cuBLAS's "
-          f"4096³ call in each of the {count} SGEMM processes of the results run of 2026-11-25 (commit `f043cbe`, "
+          f"4096³ call in each of the {count} SGEMM processes of {which}, "
           f"[results JSON]({RESULTS_LINK})), whose medians spread {(hi / lo - 1) * 100:.1f}%, far less than either "
           f"change's effect."]
     return "\n".join(t)
@@ -319,36 +324,97 @@ def switches_27():
           f"stage's issue slots were not full, and the extra instructions take idle ones ({f1(c['issue %'])}% busy "
           f"against {f1(s['issue %'])}%)."]
 
-    lo, hi, count = cublas_spread()
-    spread = (hi / lo - 1) * 100
     ordered = all(sorted(names, key=lambda v: ms(run[v])) == names for run in runs.values())
     claim(ordered and float(s["time us"]) < float(b["time us"]) < float(c["time us"]),
           "the three keep one order in every measurement")
     claim(all(non_overlapping([run[names[0]], run[v]]) for run in runs.values() for v in names[1:]),
           "the stage's repetitions do not overlap either variant's")
-    apart = [n for n, run in runs.items() if non_overlapping([run[v] for v in names[1:]])]
-    overlap = [n for n in runs if n not in apart]
-    variants = (f"the two variants' do not overlap each other at {' and '.join(f'{n}³' for n in apart)}"
-                + (f" but do at {' and '.join(f'{n}³' for n in overlap)}" if overlap else "") if apart
-                else "the two variants' overlap each other")
+    # The repeat: call 6 ran chapter 27 --variant all at both sizes (the same chapter code, commit b794ba4).
+    again = {n: program_csv(REPEAT / f"c27-all-{n}.csv") for n in runs}
+    moved = [abs(ms(again[n][v]) / ms(runs[n][v]) - 1) * 100 for n in runs for v in names + ["cublas"]]
+    cost2 = {v: {n: slower(again[n][v], again[n]["sgemm-tuned"]) for n in runs} for v in names[1:]}
+    drift = max(abs(cost2[v][n] - cost[v][n]) for v in names[1:] for n in runs)
+    claim(all(sorted(names, key=lambda v: ms(again[n][v])) == names for n in runs),
+          "the repeat ranks the three the same way at both sizes")
+    claim(max(moved) * 2 < min(x for v in cost.values() for x in v.values()),
+          "run-to-run movement is well below the smallest effect")
     effects = sorted(x for v in cost.values() for x in v.values())
     reps = {n: sorted(int(run[v]["reps"]) for v in names) for n, run in runs.items()}
-    t += ["", f"How sure: one run of each, one process per size ({reps[4096][0]}-{reps[4096][-1]} timed "
-          f"repetitions at 4096³, {reps[8192][0]}-{reps[8192][-1]} at 8192³). Within each run the stage's repetitions do not overlap either variant's ({variants}), and the "
-          f"order (stage, two barriers, no copy plan) is the same at both sizes and in the `ncu` launches, separate "
-          f"processes "
-          f"({', '.join(f1(x['time us']) for x in m)} µs). The noise between runs of the same binary is not measured "
-          f"here. The only repeat in the committed H100 data is cuBLAS's 4096³ call in each of the {count} SGEMM "
-          f"processes of the results run of 2026-11-25 (commit `f043cbe`, [results JSON]({RESULTS_LINK})): its "
-          f"medians spread {spread:.1f}% ({lo * 1000:.0f} to {hi * 1000:.0f} µs), against effects of "
-          f"{effects[0]:.1f}% to {effects[-1]:.1f}% here, so a repeat run of the stage and its switches is what would "
-          f"make these percentages firm."]
+    t += ["", f"How sure: each size was measured twice, in separate processes: the run above "
+          f"({reps[4096][0]}-{reps[4096][-1]} timed repetitions at 4096³, {reps[8192][0]}-{reps[8192][-1]} at 8192³) "
+          f"and a second one at commit `b794ba4` with the same chapter code (`--variant all`, the candidates table "
+          f"above; raw: " + ", ".join(f"[{n}³]({link(REPEAT / f'c27-all-{n}.csv')})" for n in runs) + "). Between "
+          f"the two, no median of the stage, its two variants or cuBLAS moved by more than {max(moved):.2f}%, and "
+          f"each switch's cost moved by at most {drift:.2f} points (second run: two barriers "
+          f"{cost2[names[1]][4096]:.1f}% and {cost2[names[1]][8192]:.1f}%, no copy plan {cost2[names[2]][4096]:.1f}% "
+          f"and {cost2[names[2]][8192]:.1f}%), against effects of {effects[0]:.1f}% to {effects[-1]:.1f}%. The "
+          f"order (stage, two barriers, no copy plan) is the same in both runs at both sizes and in the `ncu` "
+          f"launches ({', '.join(f1(x['time us']) for x in m)} µs): small effects, but measured ones."]
     return "\n".join(t)
+
+
+STAGE_27 = "tuned-128x256x16-w64x64-t16x8-s3"  # StageConfig in chapters/27-sgemm-tuned/main.cu
+H200_27 = "../../docs/results/raw/2026-11-23-h200/"  # the run that chose the stage (2026-11-23, commit 3830b2d)
+
+
+def candidates_27():
+    """Chapter 27's candidates on the H100 (call 6, --variant all at 4096^3 and 8192^3), fastest first, and what
+    the pairs that differ in one parameter say."""
+    runs = {n: program_csv(REPEAT / f"c27-all-{n}.csv") for n in (4096, 8192)}
+    cands = {n: {v: r for v, r in run.items() if v.startswith("tuned-1") or v.startswith("tuned-2")}
+             for n, run in runs.items()}
+    fastest = {n: min(c, key=lambda v: ms(c[v])) for n, c in cands.items()}
+    claim(all(f == STAGE_27 for f in fastest.values()), "the stage's configuration is the fastest candidate at both sizes")
+    claim(all(abs(ms(runs[n]["sgemm-tuned"]) / ms(runs[n][STAGE_27]) - 1) < 0.005 for n in runs),
+          "the row sgemm-tuned and its configuration's row agree (the same kernel)")
+
+    def gain(n, a, b):  # how much longer b takes than a, % of a's time
+        return slower(runs[n][b], runs[n][a])
+
+    def both(a, b):
+        return " and ".join(f"{gain(n, a, b):+.1f}%" for n in runs)
+
+    s2, s3 = "tuned-128x128x8-w32x64-t8x8-s2", "tuned-128x128x8-w32x64-t8x8-s3"
+    x16, s4 = "tuned-128x128x16-w32x64-t8x8-s3", "tuned-128x128x16-w32x64-t8x8-s4"
+    x32, t16 = "tuned-128x128x32-w32x64-t8x8-s3", "tuned-128x128x16-w64x64-t16x8-s3"
+    g8 = [(v, v + "-g8") for v in (x16, STAGE_27)]
+    claim(all(gain(n, x16, s4) > 0 for n in runs), "-s4 is slower than -s3 at 128x128x16 at both sizes")
+    claim(all(gain(n, x16, s3) > 0 and gain(n, x32, x16) > 0 for n in runs), "deeper slices pay: x8 > x16 > x32 in time")
+    claim(all(gain(n, STAGE_27, t16) > 5 for n in runs), "the 128x256 block beats its 128x128 twin by far")
+    claim(all(gain(n, a, b) > 0 for n in runs for a, b in g8), "every -g8 twin is slower than its row-by-row twin")
+    s2_vs_s3 = [gain(n, s2, s3) for n in runs]
+    claim(min(s2_vs_s3) < 0 < max(s2_vs_s3), "-s2 and -s3 at 128x128x8 trade places between the sizes")
+    close = [gain(n, STAGE_27, x32) for n in runs]
+    claim(all(0 < c < 1 for c in close), "the 128x128x32 candidate is within 1% of the stage at both sizes")
+
+    out = [f"NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-11-27, working tree of commit `b794ba4`, `27-sgemm-tuned --size N "
+           f"--variant all --budget-ms 300 --format csv`, one process per size, fastest first (`sgemm-tuned` is the "
+           f"stage, the same kernel as its configuration's row; the two off-switch variants are the table above). "
+           f"Raw: " + ", ".join(f"[{n}³]({link(REPEAT / f'c27-all-{n}.csv')})" for n in runs) + "."]
+    for n, run in runs.items():
+        rows = sorted(run.items(), key=lambda kv: ms(kv[1]))
+        out += ["", f"At {n}³:", "", "| variant | median ms | GFLOP/s | % FP32 peak | vs cuBLAS |",
+                "|---|---:|---:|---:|---:|"]
+        out += [f"| `{v}`{' (the stage)' if v == STAGE_27 else ''} | {ms(r):.3f} | {float(r['gflops']):.0f} | "
+                f"{f1(r['pct_peak_fp32'])} | {x3(r['speed_vs_ref'])} |" for v, r in rows]
+    out += ["", f"Read pairwise (time of the second against the first, at 4096³ and 8192³): slices of 16 against 8 "
+            f"(`{x16}` against its `x8` twin) {both(x16, s3)}, and 32 against 16 {both(x32, x16)}: deeper slices "
+            f"pay; a fourth stage (`-s4`) {both(x16, s4)}: it does not; the banded order (`-g8`) "
+            f"{both(x16, x16 + '-g8')} on the 128 × 128 tile and {both(STAGE_27, STAGE_27 + '-g8')} on the stage's: it "
+            f"does not either; the stage's 128 × 128 twin (`{t16}`) {both(STAGE_27, t16)}. Two candidates do not "
+            f"settle: `-s2` against `-s3` at 128 × 128 × 8 ({both(s2, s3)}: they trade places between the sizes), "
+            f"and `{x32}`, 8 × 8 thread tiles with 16 warps per SM, runs within {max(close):.1f}% of the stage "
+            f"({both(STAGE_27, x32)}), where the 16 × 8 tiles' larger FFMA share was expected to win clearly. The "
+            f"stage was chosen by the first run, on an H200 (2026-11-23, commit `3830b2d`: [4096]({H200_27}"
+            f"call2-sgemm-b-all-27-4096.txt), [8192]({H200_27}call2-sgemm-b-all-27-8192.txt), without the `x32` "
+            f"candidate); this H100 run confirms it, by a margin the `x32` candidate nearly closes."]
+    return "\n".join(out)
 
 
 TABLES = [("01-branches", early.branches_01), ("01-ncu-why", early.why_01), ("02-ncu-why", why_02),
           ("03-ncu", early.ncu_03), ("03-ncu-why", early.why_03), ("04-ncu", early.ncu_04),
-          ("04-ncu-why", early.why_04), ("24-switches", switches_24), ("27-switches", switches_27)]
+          ("04-ncu-why", early.why_04), ("24-switches", switches_24), ("27-switches", switches_27),
+          ("27-candidates", candidates_27)]
 BLOCKS = {name: name for name, _ in TABLES}
 
 
