@@ -976,7 +976,7 @@ def fft37_screen_text():
             f"{resident[('fft-thread-block-cluster', 32768)][0]}) did not run faster ({c8e32:.2f}× cuFFT).")
 
 
-# ---- The ladders' sweeps and chapters 03/04's sweeps: tools/results at a9d50fd (sweeps-a9d50fd/) ------------
+# ---- The ladders' sweeps and chapters 03/04's sweeps: the sweeps JSON files beside the H100 results file ----
 RESULTS = HERE.parent.parent  # docs/results
 SWEEP_FILES = {"sgemm": "nvidia-h100-80gb-hbm3-sweeps-sgemm", "fft": "nvidia-h100-80gb-hbm3-sweeps-fft"}
 
