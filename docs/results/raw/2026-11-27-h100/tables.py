@@ -12,7 +12,7 @@ c3.sh at 1b08d1e: measure-38ea8b3/, check-1b08d1e/), and chapter 27's candidates
 
 Every number comes from a capture in this folder, or (24-switches, 27-switches) from chapter 23's ncu capture of
 2026-11-25 (../2026-11-25-h100/measure-9fe5849/ncu-sgemm.csv) and the committed results run
-(docs/results/nvidia-h100-80gb-hbm3.json, cuBLAS's medians); nothing is typed by hand."""
+(docs/results/nvidia-h100-80gb-hbm3.json, cuBLAS's medians and chapter 24's stage); nothing is typed by hand."""
 import csv
 import importlib.util
 import json
@@ -150,6 +150,22 @@ def cublas_spread():
     return min(meds), max(meds), len(meds), which
 
 
+# Results runs whose chapter 24 kernel code is that of 38ea8b3 (b794ba4 changed only a comment and a variant's
+# description: git diff 38ea8b3 b794ba4 -- chapters/24-sgemm-vectorized-transposed common/).
+SAME_CODE_24 = {"38ea8b3", "b794ba4"}
+
+
+def results_stage_24():
+    """Chapter 24's stage at 4096^3 in the committed results run: (median ms, its commit)."""
+    doc = json.loads(RESULTS.read_text())
+    meds = [r["median_ms"] for p in doc["programs"] if p["chapter"] == "24-sgemm-vectorized-transposed"
+            and p.get("data") for r in p["data"]["results"]
+            if r["variant"] == "sgemm-vectorized-transposed" and r["n"] == 4096]
+    if len(meds) != 1:
+        raise SystemExit(f"tables.py: {len(meds)} runs of chapter 24's stage at 4096 in {RESULTS.name}, not one")
+    return meds[0], doc["meta"]["commit"]
+
+
 V24 = [("sgemm-vectorized-transposed", "–"),
        ("vectorized-transposed-scalar-global", "the 128-bit global loads and stores"),
        ("vectorized-untransposed-a", "the transposed, padded `As`")]
@@ -249,16 +265,19 @@ def switches_24():
     by_ncu = sorted(range(3), key=lambda i: float((s, g, u)[i]["time us"]))
     claim(by_ncu == sorted(range(3), key=lambda i: ms(rows[i])), "ncu ranks the three as the program does")
     lo, hi, count, which = cublas_spread()
-    claim((hi / lo - 1) * 100 * 3 < min(slower(scalar, stage), slower(untr, stage)),
-          "cuBLAS's spread across processes is far below either change's effect")
+    effect = min(slower(scalar, stage), slower(untr, stage))
+    claim((hi / lo - 1) * 100 * 3 < effect, "cuBLAS's spread across processes is far below either change's effect")
+    again, again_commit = results_stage_24()
+    moved = (again / ms(stage) - 1) * 100
+    claim(again_commit in SAME_CODE_24 and n == 4096, "the results run timed the same kernel code at the same size")
+    claim(abs(moved) * 3 < effect, "the stage's repeat moved far less than either change's effect")
     t += ["", f"One run of each (one process; {min(int(r['reps']) for r in rows)}-{max(int(r['reps']) for r in rows)} "
           f"timed repetitions): the repetitions of the three do not overlap, and the `ncu` launches, separate "
           f"processes, rank them the same way ({', '.join(f1(m['time us']) for m in (s, g, u))} µs in the table's "
-          f"order). The noise between "
-          f"runs of the same binary is not measured here; the only repeat in the committed H100 data is cuBLAS's "
-          f"4096³ call in each of the {count} SGEMM processes of {which}, "
-          f"[results JSON]({RESULTS_LINK})), whose medians spread {(hi / lo - 1) * 100:.1f}%, far less than either "
-          f"change's effect."]
+          f"order). The two variants were not run again; the stage was, with the same kernel code, in {which}, "
+          f"[results JSON]({RESULTS_LINK})): {again * 1000:.0f} µs against {ms(stage) * 1000:.0f} µs here "
+          f"({moved:+.1f}%), and cuBLAS's 4096³ medians across the {count} SGEMM processes of that run spread "
+          f"{(hi / lo - 1) * 100:.1f}%, both far less than either change's effect."]
     return "\n".join(t)
 
 
@@ -389,7 +408,8 @@ def candidates_27():
 
     out = [f"NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-11-27, working tree of commit `b794ba4`, `27-sgemm-tuned --size N "
            f"--variant all --budget-ms 300 --format csv`, one process per size, fastest first (`sgemm-tuned` is the "
-           f"stage, the same kernel as its configuration's row; the two off-switch variants are the table above). "
+           f"stage, the same kernel as its configuration's row; `tuned-two-barriers` and `tuned-no-copy-plan` are its "
+           f"off-switches, the table below, not candidates). "
            f"Raw: " + ", ".join(f"[{n}³]({link(REPEAT / f'c27-all-{n}.csv')})" for n in runs) + "."]
     for n, run in runs.items():
         rows = sorted(run.items(), key=lambda kv: ms(kv[1]))
