@@ -942,7 +942,8 @@ def fft36_screen_text():
 
 
 def fft37_screen_text():
-    """Chapter 37's verdict, from the runs of 37-screen and the program's residency table."""
+    """Chapter 37's verdict, from the runs of 37-screen, the program's residency table, and the exchange without the
+    FFT (the chapter's lab, ../2026-11-27-h100/lab37-7e9ec24)."""
     d = HERE / "measure-c288e4a"
     target = 1.3  # README 37, "Target": × cuFFT at both lengths
     r = {n: program_rows(d / f"c37-all-n{n}.txt") for n in (32768, 65536)}
@@ -961,15 +962,33 @@ def fft37_screen_text():
     words = {n: ("beats" if st[n] > 1.0 else "trails") for n in r}
     c65, per_sm = resident[("fft-thread-block-cluster", 65536)]
     c8e32 = x(32768, "c8-e32", "speed vs cufft")
+    # The lab (../2026-11-27-h100/lab37-7e9ec24): the stage's exchange without the FFT, the stage in the same run.
+    lab = {}
+    for n in (32768, 65536):
+        with open(HERE.parent / "2026-11-27-h100" / "lab37-7e9ec24" / f"lab-{n}.csv") as f:
+            lab[n] = {row["variant"]: row for row in csv.DictReader(line for line in f if not line.startswith("#"))}
+    lab_pct = {n: float(lab[n]["exchange-c8"]["pct_memcpy"]) for n in lab}
+    lab_x = {n: float(lab[n]["fft-thread-block-cluster"]["median_ms"]) / float(lab[n]["exchange-c8"]["median_ms"])
+             for n in lab}
+    needed = target * x(65536, "cufft", "% memcpy")  # % of copy that 1.3x this run's cuFFT needs at 65536
+    if needed >= lab_pct[65536]:
+        reach = (f"At 65536, {target}× cuFFT ({needed:.0f}% of copy) lies above even the exchange alone: out of reach "
+                 f"for this design.")
+    else:
+        reach = (f"At 65536, {target}× cuFFT needs {needed:.0f}% of copy, under the exchange's {lab_pct[65536]:.0f}% "
+                 f"but only if the butterflies add at most {(lab_pct[65536] / needed - 1) * 100:.0f}% to the "
+                 f"exchange's time (today {(lab_x[65536] - 1) * 100:.0f}%).")
     return (f"**What the measurement says (H100, the tables below): {verdict}** (≥ {target}× cuFFT at both "
             f"lengths). At N = 32768 the cluster stage {words[32768]} cuFFT, {st[32768]:.2f}× "
             f"({x(32768, 'fft-thread-block-cluster', '% memcpy'):.0f}% of `cudaMemcpy`), and runs "
             f"{float(r[32768]['fft-one-block-large']['median ms']) / float(r[32768]['fft-thread-block-cluster']['median ms']):.1f}× "
             f"as fast as chapter 36's stage (chapter 35's four-step); at 65536 it {words[65536]} cuFFT, "
-            f"{st[65536]:.2f}× ({x(65536, 'fft-thread-block-cluster', '% memcpy'):.0f}% of copy). A plain exchange with no "
-            f"FFT arithmetic reached 60–62% and 50% of copy at these lengths on an H200 (\"The bound\" below; an "
-            f"uncommitted exploration, so a lead rather than a measurement of this GPU): the stage sits at or below that "
-            f"ceiling, which points at the exchange, not the FFT arithmetic, as this design's limit. At 65536 only {c65} clusters of 8 blocks are resident at once "
+            f"{st[65536]:.2f}× ({x(65536, 'fft-thread-block-cluster', '% memcpy'):.0f}% of copy). The same exchange with "
+            f"the butterflies removed (the chapter's lab, \"The bound\"; another run, 2026-11-27) reaches "
+            f"{lab_pct[32768]:.0f}% and {lab_pct[65536]:.0f}% of copy, and the stage takes {lab_x[32768]:.2f}× and "
+            f"{lab_x[65536]:.2f}× its exchange's time in that run: the FFT work inside the blocks costs more than the "
+            f"DSMEM exchange. " + reach + " "
+            f"At 65536 only {c65} clusters of 8 blocks are resident at once "
             f"({per_sm:.2f} blocks per SM, the residency table under \"Measured\"), so no SM has a second block to "
             f"keep the memory busy while its cluster waits at a barrier; yet more clusters resident at 32768 "
             f"(`c8-e32`, {resident[('c8-e32', 32768)][0]} against the stage's "

@@ -436,10 +436,108 @@ def candidates_27():
     return "\n".join(out)
 
 
+# ---- Chapter 37's lab: the cluster exchange without the FFT (call 8, c8.sh at 7e9ec24) ----------------------
+LAB37 = HERE / "lab37-7e9ec24"
+LAB37_STAGE = "fft-thread-block-cluster"
+LAB37_LENGTHS = (32768, 65536)
+PROV_LAB37 = ("NVIDIA H100 80GB HBM3 (132 SMs), driver 580.159.04, CUDA 13.0, 2026-11-27, working tree of commit "
+              "`7e9ec24`")
+
+
+def lab37_runs():
+    """{N: {variant: row}} of the lab's CSV runs and {N: {variant: (clusters, blocks per SM)}} of its residency table."""
+    runs = {n: program_csv(LAB37 / f"lab-{n}.csv") for n in LAB37_LENGTHS}
+    resident = {}
+    for n in LAB37_LENGTHS:
+        text = (LAB37 / f"lab-{n}.txt").read_text()
+        resident[n] = {f[0]: (int(f[4]), float(f[5])) for f in
+                       (line.split() for line in text[text.index("Clusters resident"):].splitlines())
+                       if len(f) == 6 and f[1].isdigit()}
+    return runs, resident
+
+
+def lab37_ncu():
+    """{(variant, N): ncu row} of the exchange and the stage at both lengths (2^24 elements)."""
+    return {(v, n): ncu_launch(LAB37 / f"ncu-{v}-{n}.csv") for v in ("exchange-c8", LAB37_STAGE) for n in LAB37_LENGTHS}
+
+
+def pct(row):
+    return float(row["pct_memcpy"])
+
+
+def lab37_table(prefix="../"):
+    """The lab README's table: every exchange and the stage at both lengths, their residency, and ncu."""
+    runs, resident = lab37_runs()
+    ncu = lab37_ncu()
+    for n, run in runs.items():
+        claim(all(r["check"] == "ok" for v, r in run.items() if v != "cudaMemcpy"), f"every row checked ok at {n}")
+        claim(all(pct(r) > pct(run[LAB37_STAGE]) for v, r in run.items() if v.startswith("exchange-")),
+              f"every exchange is faster than the stage at {n}")
+    raw = prefix + RAW_LINK + "lab37-7e9ec24/"
+    out = [f"{PROV_LAB37}, `37-fft-cluster-exchange-lab --length N --budget-ms 300 --format csv` (1 GiB batch), "
+           f"one process per length; residency: the program's table (`cudaOccupancyMaxActiveClusters`); raw: "
+           + ", ".join(f"[{n}]({raw}lab-{n}.csv)" for n in runs) + "."]
+    for n, run in runs.items():
+        out += ["", f"N = {n}:", "", "| variant | median ms | GB/s | % of `cudaMemcpy` | time vs the stage | "
+                "clusters resident (blocks per SM) |", "|---|---:|---:|---:|---:|---:|"]
+        for v, r in sorted(run.items(), key=lambda kv: ms(kv[1])):
+            where = resident[n].get(v)
+            out.append(f"| `{v}`{' (the stage, an FFT)' if v == LAB37_STAGE else ''} | {ms(r):.3f} | "
+                       f"{float(r['gbps']):.0f} | {f1(r['pct_memcpy'])} | "
+                       f"{'–' if v == 'cudaMemcpy' else x3(ms(r) / ms(run[LAB37_STAGE]))} | "
+                       f"{f'{where[0]} ({where[1]:.2f})' if where else '–'} |")
+    out += ["", f"`ncu` (`tools/ncu-compare --program <lab> --variant V --length N --preset fft`, 2^24 elements, the "
+            f"timed run's one launch; raw: [{raw}](" + raw + ")):", "",
+            "| | " + " | ".join(f"`{v}` {n}" for v in ("exchange-c8", LAB37_STAGE) for n in LAB37_LENGTHS) + " |",
+            "|---|---:|---:|---:|---:|"]
+    keys = [(v, n) for v in ("exchange-c8", LAB37_STAGE) for n in LAB37_LENGTHS]
+    for label, key, fmt in [("time, µs", "time us", f1), ("DRAM throughput, % of peak", "DRAM %peak", f1),
+                            ("achieved occupancy, %", "occupancy %", f1), ("instructions", "instructions", n_),
+                            ("registers per thread", "regs", str), ("stall barrier per issue", "stall barrier", f2)]:
+        out.append(f"| {label} | " + " | ".join(fmt(ncu[k][key]) for k in keys) + " |")
+    return "\n".join(out).replace(f"[{raw}](", "[lab37-7e9ec24](")
+
+
+def lab37_bound():
+    """Chapter 37's "The bound": what the exchange alone reaches, and what that says about the target."""
+    runs, resident = lab37_runs()
+    ncu = lab37_ncu()
+    e = {n: runs[n]["exchange-c8"] for n in runs}
+    st = {n: runs[n][LAB37_STAGE] for n in runs}
+    best32 = max((v for v in runs[32768] if v.startswith("exchange-")), key=lambda v: pct(runs[32768][v]))
+    claim(resident[65536]["exchange-c8"] == (15, 0.91), "at 65536 the exchange holds the stage's 15 clusters")
+    c37 = (HERE.parent / "2026-11-25-h100" / "measure-c288e4a" / "c37-all-n32768.txt").read_text()
+    stage32 = next(int(f[5]) for f in (line.split() for line in c37[c37.index("Clusters resident"):].splitlines())
+                   if len(f) == 7 and f[0] == LAB37_STAGE and f[1] == "32768")
+    claim(stage32 < resident[32768]["exchange-c8"][0], "at 32768 the exchange holds more clusters than the stage")
+    i = {n: int(ncu[(LAB37_STAGE, n)]["instructions"]) / int(ncu[("exchange-c8", n)]["instructions"]) for n in runs}
+    claim(all(x > 5 for x in i.values()), "the FFT multiplies the instructions several times")
+    return (f"**Measured: the exchange alone** (the chapter's [lab](lab/README.md): the stage's kernel with every FFT "
+            f"operation removed, the same plan, launch, barriers, gather and stores; {PROV_LAB37}, the stage in the "
+            f"same process). At N = 32768 the stage's exchange reaches {f1(pct(e[32768]))}% of `cudaMemcpy` "
+            f"(`{best32}`, the fastest shape, {f1(pct(runs[32768][best32]))}%), where the stage reaches "
+            f"{f1(pct(st[32768]))}%; at 65536 it reaches {f1(pct(e[65536]))}% against the stage's "
+            f"{f1(pct(st[65536]))}%, with the same {resident[65536]['exchange-c8'][0]} clusters resident "
+            f"({resident[65536]['exchange-c8'][1]:.2f} blocks per SM). The stage takes "
+            f"{ms(st[32768]) / ms(e[32768]):.2f}× and {ms(st[65536]) / ms(e[65536]):.2f}× its exchange's time: the "
+            f"butterflies, with {i[32768]:.1f}× and {i[65536]:.1f}× the exchange's instructions (`ncu`, "
+            f"`smsp__inst_executed.sum`) and their own barriers inside each block, cost more than the DSMEM exchange "
+            f"does. At 32768 the exchange stops {100 - pct(e[32768]):.0f} points short of copy "
+            f"({100 - pct(runs[32768][best32]):.0f} with `{best32}`), though with more clusters resident than the "
+            f"stage ({resident[32768]['exchange-c8'][0]} against {stage32} in chapter 37's residency table: without "
+            f"the butterflies ptxas needs {ncu[('exchange-c8', 32768)]['regs']} registers, not "
+            f"{ncu[(LAB37_STAGE, 32768)]['regs']}), so for the stage's own occupancy it is an upper bound; at 65536 "
+            f"it is far from copy: one block per SM, waiting at "
+            f"two cluster barriers per signal, keeps the DRAM at {f1(ncu[('exchange-c8', 65536)]['DRAM %peak'])}% of "
+            f"its peak with no arithmetic at all (`dram__throughput.avg.pct_of_peak_sustained_elapsed`; the stage "
+            f"{f1(ncu[(LAB37_STAGE, 65536)]['DRAM %peak'])}%). The lab's table has every shape, the residency and "
+            f"the `ncu` counters.")
+
+
 TABLES = [("01-branches", early.branches_01), ("01-ncu-why", early.why_01), ("02-ncu-why", why_02),
           ("03-ncu", early.ncu_03), ("03-ncu-why", early.why_03), ("04-ncu", early.ncu_04),
           ("04-ncu-why", early.why_04), ("24-switches", switches_24), ("27-switches", switches_27),
-          ("27-candidates", candidates_27)]
+          ("27-candidates", candidates_27), ("37-lab-exchange", lab37_table), ("37-bound-exchange", lab37_bound)]
 BLOCKS = {name: name for name, _ in TABLES}
 
 
