@@ -495,6 +495,9 @@ def lab37_table(prefix="../"):
                             ("achieved occupancy, %", "occupancy %", f1), ("instructions", "instructions", n_),
                             ("registers per thread", "regs", str), ("stall barrier per issue", "stall barrier", f2)]:
         out.append(f"| {label} | " + " | ".join(fmt(ncu[k][key]) for k in keys) + " |")
+    out += ["", "Barrier stalls are counted per issued instruction, and the exchange issues a few times fewer "
+            "instructions than the stage, so its ratio is not comparable with the stage's; the time and the DRAM "
+            "throughput are. What these numbers say about the stage: chapter 37's README, \"The bound\"."]
     return "\n".join(out).replace(f"[{raw}](", "[lab37-7e9ec24](")
 
 
