@@ -104,7 +104,8 @@ inline void check_setup_required(const ScanVariant& variant, const std::string& 
 
 }  // namespace tut::scan
 
-// The two test cases of a scan chapter; a chapter test file is `#include "main.cu"` plus this.
+// The two test cases of a scan chapter; a chapter test file is `#include "main.cu"` (or, where main.cu is
+// compiled once into a library, declarations of its functions: docs/harness.md) plus this.
 #define TUT_SCAN_CHAPTER_TESTS(SPEC)                                                              \
   TEST_CASE("every variant matches the CPU reference at adversarial sizes") {                     \
     tut::testing::check_all_variants(SPEC, tut::scan::scan_test_sizes());                         \

@@ -1,8 +1,11 @@
 // GPU tests for chapter 16: the scan-chapter tests for the stage and every on-demand shape, plus sizes at
 // each shape's tile boundaries, repeated runs on one workspace and buffers that are not 16-byte aligned
 // (the element-by-element fallback).
-#define TUT_CHAPTER_NO_MAIN
-#include "main.cu"
+#include "scan_reference.cuh"
+
+// main.cu's, from the chapter's library (its meson.build: main.cu compiles once).
+std::vector<tut::scan::ScanVariant> lookback_variants();
+tut::ChapterSpec chapter_spec();
 
 #include "lookback_testing.cuh"  // chapter 15's helpers (the include path is set in meson.build)
 #include "scan_testing.cuh"

@@ -1,8 +1,11 @@
 // Host test for chapter 35 (no GPU needed): every variant throws for a length it has no kernel for, before it
 // touches the GPU, instead of launching nothing.
-#define TUT_CHAPTER_NO_MAIN
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN  // its own main: no GPU check, it needs none
-#include "main.cu"
+#include "fft_chapter.cuh"
+
+// main.cu's, from the chapter's library (its meson.build: main.cu compiles once).
+std::vector<tut::fft::FftVariant> tuned_variants();
+tut::ChapterSpec chapter_spec();
 
 #include "launch_testing.cuh"
 
