@@ -145,19 +145,9 @@ class FftWorkload final : public Workload {
     log_->batch = batch_;
     if (!with_reference) return;
     // The signals compared with the CPU reference: all of them, or an evenly spaced sample.
-    const std::size_t count = std::max<std::size_t>(1, std::min<std::size_t>(batch_, kCheckedElements / n_));
-    checked_.resize(count);
-    for (std::size_t i = 0; i < count; ++i)
-      checked_[i] = count == 1 ? 0 : i * (static_cast<std::size_t>(batch_) - 1) / (count - 1);
-    std::vector<std::complex<double>> in(count * n_);
-    for (std::size_t i = 0; i < count; ++i)
-      for (std::size_t j = 0; j < n_; ++j) {
-        const float2 x = host_in_[checked_[i] * n_ + j];
-        in[i * n_ + j] = {x.x, x.y};
-      }
-    expected_.resize(count * n_);
-    cpu_fft_batch(in.data(), expected_.data(), log2n_, count);
-    log_->signals_checked = count;
+    checked_ = checked_signals(static_cast<std::size_t>(batch_), n_, kCheckedElements);
+    expected_ = reference_transforms(&host_in_.data()->x, log2n_, checked_);
+    log_->signals_checked = checked_.size();
     // cuFFT's own error on the same signals sets the tolerance. Measured here, before the runner opens its
     // NVTX ranges, so that a profile of a variant (ncu --nvtx-include "<chapter>/<variant>/") holds only the
     // variant's kernels.

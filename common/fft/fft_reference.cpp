@@ -67,6 +67,26 @@ void cpu_fft_batch(const std::complex<double>* in, std::complex<double>* out, in
   }
 }
 
+std::vector<std::size_t> checked_signals(std::size_t batch, std::size_t n, std::size_t max_elements) {
+  const std::size_t count = std::max<std::size_t>(1, std::min<std::size_t>(batch, max_elements / n));
+  std::vector<std::size_t> signals(count);
+  for (std::size_t i = 0; i < count; ++i) signals[i] = count == 1 ? 0 : i * (batch - 1) / (count - 1);
+  return signals;
+}
+
+std::vector<std::complex<double>> reference_transforms(const float* interleaved, int log2n,
+                                                       const std::vector<std::size_t>& signals) {
+  const std::size_t n = std::size_t{1} << log2n;
+  std::vector<std::complex<double>> in(signals.size() * n), out(signals.size() * n);
+  for (std::size_t i = 0; i < signals.size(); ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      const float* v = interleaved + 2 * (signals[i] * n + j);
+      in[i * n + j] = {v[0], v[1]};
+    }
+  cpu_fft_batch(in.data(), out.data(), log2n, signals.size());
+  return out;
+}
+
 double relative_l2_error(const std::complex<double>* want, const float* got, std::size_t n) {
   double diff2 = 0.0, ref2 = 0.0;
   for (std::size_t i = 0; i < n; ++i) {

@@ -17,6 +17,16 @@ void cpu_fft(const std::complex<double>* in, std::complex<double>* out, int log2
 // The same for `batch` contiguous signals, in parallel over all host cores.
 void cpu_fft_batch(const std::complex<double>* in, std::complex<double>* out, int log2n, std::size_t batch);
 
+// The signals of a batch that a check compares with this reference: all `batch` of them when they hold at most
+// `max_elements` values (signals of n values), else an evenly spaced sample of max_elements / n of them (at
+// least one), the first and the last included.
+std::vector<std::size_t> checked_signals(std::size_t batch, std::size_t n, std::size_t max_elements);
+
+// The reference transforms of those signals of an interleaved single-precision batch (re, im of signal s at
+// interleaved[2 * (s * n + j)], n = 2^log2n), one after another in the order of `signals`.
+std::vector<std::complex<double>> reference_transforms(const float* interleaved, int log2n,
+                                                       const std::vector<std::size_t>& signals);
+
 // Relative L2 error of one signal: ||got - want|| / ||want|| (||got - want|| when want is zero).
 // Infinity when got holds a NaN or an infinity, so that a non-finite output always fails.
 double relative_l2_error(const std::complex<double>* want, const float* got_interleaved, std::size_t n);

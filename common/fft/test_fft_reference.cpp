@@ -99,3 +99,33 @@ TEST_CASE("relative_l2_error: exact, small, and non-finite") {
   CHECK(tut::fft::fft_tolerance(10, 0.0) == doctest::Approx(30 * tut::fft::kFloatEps));
   CHECK(tut::fft::fft_tolerance(10, 1e-5) == doctest::Approx(4e-5));
 }
+
+TEST_CASE("checked_signals: every signal up to the cap, else an evenly spaced sample with the first and the last") {
+  using tut::fft::checked_signals;
+  CHECK(checked_signals(1, 1024, 1 << 23) == std::vector<std::size_t>{0});
+  CHECK(checked_signals(3, 1024, 1 << 23) == std::vector<std::size_t>{0, 1, 2});
+  CHECK(checked_signals(5, 1 << 22, 1 << 23) == std::vector<std::size_t>{0, 4});        // 2 fit: first and last
+  CHECK(checked_signals(7, 1 << 22, 1 << 21) == std::vector<std::size_t>{0});            // a signal over the cap: one
+  const std::vector<std::size_t> s = checked_signals(1000, 1 << 16, 1 << 23);           // 128 of 1000
+  REQUIRE(s.size() == 128);
+  CHECK(s.front() == 0);
+  CHECK(s.back() == 999);
+  for (std::size_t i = 1; i < s.size(); ++i) CHECK(s[i] > s[i - 1]);
+}
+
+TEST_CASE("reference_transforms: the CPU FFT of exactly the chosen signals, in their order") {
+  const int log2n = 4;
+  const std::size_t n = 16, batch = 5;
+  std::vector<float> interleaved(2 * n * batch);
+  for (std::size_t i = 0; i < interleaved.size(); ++i) interleaved[i] = static_cast<float>((i * 37) % 11) - 5.0f;
+  const std::vector<std::size_t> signals{4, 1};
+  const std::vector<cd> got = tut::fft::reference_transforms(interleaved.data(), log2n, signals);
+  REQUIRE(got.size() == 2 * n);
+  for (std::size_t k = 0; k < 2; ++k) {
+    std::vector<cd> x(n), want(n);
+    for (std::size_t j = 0; j < n; ++j)
+      x[j] = {interleaved[2 * (signals[k] * n + j)], interleaved[2 * (signals[k] * n + j) + 1]};
+    cpu_fft(x.data(), want.data(), log2n);
+    for (std::size_t j = 0; j < n; ++j) CHECK(got[k * n + j] == want[j]);
+  }
+}

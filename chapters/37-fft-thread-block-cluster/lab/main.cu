@@ -113,18 +113,8 @@ class ExchangeWorkload final : public tut::Workload {
           for (std::size_t j2 = 0; j2 < n2; ++j2) transposed_[s * n_ + k1 + n1 * j2] = host_in_[s * n_ + k1 * n2 + j2];
     }, 1);
     // The stage's reference: a CPU double FFT of evenly spaced signals (first and last included).
-    const std::size_t count = std::max<std::size_t>(1, std::min<std::size_t>(batch_, kFftCheckedElements / n_));
-    fft_checked_.resize(count);
-    for (std::size_t i = 0; i < count; ++i)
-      fft_checked_[i] = count == 1 ? 0 : i * (static_cast<std::size_t>(batch_) - 1) / (count - 1);
-    std::vector<std::complex<double>> x(count * n_);
-    for (std::size_t i = 0; i < count; ++i)
-      for (std::size_t j = 0; j < n_; ++j) {
-        const float2 v = host_in_[fft_checked_[i] * n_ + j];
-        x[i * n_ + j] = {v.x, v.y};
-      }
-    fft_expected_.resize(count * n_);
-    tut::fft::cpu_fft_batch(x.data(), fft_expected_.data(), log2n_, count);
+    fft_checked_ = tut::fft::checked_signals(static_cast<std::size_t>(batch_), n_, kFftCheckedElements);
+    fft_expected_ = tut::fft::reference_transforms(&host_in_.data()->x, log2n_, fft_checked_);
   }
 
   void setup(const std::string& variant) override {
