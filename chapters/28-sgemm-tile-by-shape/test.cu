@@ -1,11 +1,7 @@
 // GPU tests for chapter 28: the SGEMM ladder's tests for the dispatcher and every tile configuration, plus
 // shapes around each configuration's tile and the rule's choices on the device it runs on.
-#include "gemm/gemm_workload.cuh"
-#include "sgemm_tile_by_shape.cuh"
-
-// main.cu's, from the chapter's library (its meson.build: main.cu compiles once).
-std::vector<tut::gemm::GemmVariant> tile_by_shape_variants();
-tut::ChapterSpec chapter_spec();
+#define TUT_CHAPTER_NO_MAIN
+#include "main.cu"
 
 #include "gemm/gemm_testing.cuh"
 

@@ -1,10 +1,7 @@
 // GPU tests for chapter 34: the FFT-chapter tests for the stage (every length 8 to 2^20, batches 1, 3, 133 and
 // a large one, known transforms, the command line), and the sincospif variant where it differs (N >= 64).
-#include "fft_chapter.cuh"
-
-// main.cu's, from the chapter's library (its meson.build: main.cu compiles once).
-std::vector<tut::fft::FftVariant> high_radix_variants();
-tut::ChapterSpec chapter_spec();
+#define TUT_CHAPTER_NO_MAIN
+#include "main.cu"
 
 #include <vector>
 

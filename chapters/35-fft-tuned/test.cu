@@ -2,11 +2,8 @@
 // large one, which leave the last block of S signals partly empty; known transforms; the command line), every
 // tuning candidate where it differs from the stage (N = 32..4096), and the 8-byte path of N = 8 and 16 on
 // buffers that are not 16-byte aligned.
-#include "fft_chapter.cuh"
-
-// main.cu's, from the chapter's library (its meson.build: main.cu compiles once).
-std::vector<tut::fft::FftVariant> tuned_variants();
-tut::ChapterSpec chapter_spec();
+#define TUT_CHAPTER_NO_MAIN
+#include "main.cu"
 
 #include <vector>
 

@@ -12,6 +12,7 @@ and the sweep tables of chapters 03, 04, 20-27 and 30-35 from docs/results/nvidi
 Every number comes from a CSV or program output in this folder, or (the 25-shape SGEMM sweep of chapters 27-29,
 SHAPES) in ../2026-11-27-h100/measure-38ea8b3/shapes; nothing is typed by hand."""
 import csv
+import importlib.util
 import json
 import math
 import pathlib
@@ -963,10 +964,10 @@ def fft37_screen_text():
     c65, per_sm = resident[("fft-thread-block-cluster", 65536)]
     c8e32 = x(32768, "c8-e32", "speed vs cufft")
     # The lab (../2026-11-27-h100/lab37-7e9ec24): the stage's exchange without the FFT, the stage in the same run.
-    lab = {}
-    for n in (32768, 65536):
-        with open(HERE.parent / "2026-11-27-h100" / "lab37-7e9ec24" / f"lab-{n}.csv") as f:
-            lab[n] = {row["variant"]: row for row in csv.DictReader(line for line in f if not line.startswith("#"))}
+    spec = importlib.util.spec_from_file_location("tables_h100_1127", HERE.parent / "2026-11-27-h100" / "tables.py")
+    h100_1127 = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(h100_1127)
+    lab, _ = h100_1127.lab37_runs()  # {N: {variant: row}}, the lab's reader
     lab_pct = {n: float(lab[n]["exchange-c8"]["pct_memcpy"]) for n in lab}
     lab_x = {n: float(lab[n]["fft-thread-block-cluster"]["median_ms"]) / float(lab[n]["exchange-c8"]["median_ms"])
              for n in lab}
