@@ -123,6 +123,25 @@ __host__ __device__ constexpr int row_of(int thread) { return thread % P::R; }
 template <class P>
 __host__ __device__ constexpr int row_thread(int thread) { return thread / P::R; }
 
+// ---- The moves (device): the stage's and its lab's -----------------------------------------------------------
+// Column phase load: column j2's values j1 = t + i T1 of one signal, straight from global memory (W-wide runs).
+template <class P>
+__device__ __forceinline__ void load_column(const float2* __restrict__ src, int j2, int t, float2 (&v)[P::E]) {
+#pragma unroll
+  for (int i = 0; i < P::E; ++i) v[i] = src[fft_tuned::input_element<typename P::ColumnPlan>(t, i) * P::N2 + j2];
+}
+
+// The gather: row k1's values j2 = t + i T2, each from the column tile of block j2 / W (DSMEM).
+template <class P>
+__device__ __forceinline__ void gather_row(const cg::cluster_group& cluster, float2* shared, int k1, int t,
+                                           float2 (&v)[P::E]) {
+#pragma unroll
+  for (int i = 0; i < P::E; ++i) {
+    const TileSlot at = column_tile_slot<P>(k1, fft_tuned::input_element<typename P::RowPlan>(t, i));
+    v[i] = *cluster.map_shared_rank(shared + at.slot, at.rank);
+  }
+}
+
 // ---- The kernel ----------------------------------------------------------------------------------------------
 // One cluster of C blocks per signal (grid: batch x C blocks, cluster (C, 1, 1)). Twiddles by sincospif.
 template <int N, class S>
@@ -146,9 +165,7 @@ __global__ void __maxnreg__((ClusterPlan<N, S>::kMaxRegisters))
     const int c = column_of<P>(threadIdx.x), t = column_thread<P>(threadIdx.x);
     const int j2 = rank * P::W + c;
     float2* column = shared + c * P::kColumnStride;
-#pragma unroll
-    for (int i = 0; i < E; ++i)
-      v[i] = src[fft_tuned::input_element<ColumnPlan>(t, i) * P::N2 + j2];
+    load_column<P>(src, j2, t, v);
     fft_tuned::block_fft<ColumnPlan, false>(v, column, t);  // leaves the column buffer free
 #pragma unroll
     for (int i = 0; i < E; ++i) {
@@ -167,11 +184,7 @@ __global__ void __maxnreg__((ClusterPlan<N, S>::kMaxRegisters))
   // from it makes the row phase compute its own.
   asm volatile("" : "+r"(t));
   const int k1 = rank * P::R + r;
-#pragma unroll
-  for (int i = 0; i < E; ++i) {
-    const TileSlot at = column_tile_slot<P>(k1, fft_tuned::input_element<RowPlan>(t, i));
-    v[i] = *cluster.map_shared_rank(shared + at.slot, at.rank);
-  }
+  gather_row<P>(cluster, shared, k1, t, v);
   // 4. No block reuses its tile (or exits) before every block's gather from it is done.
   if constexpr (S::kSplitBarrier) {
     cluster.barrier_arrive();

@@ -22,7 +22,6 @@ namespace fft_cluster_lab {
 
 namespace cg = cooperative_groups;
 using fft_cluster::ClusterPlan;
-using fft_cluster::TileSlot;
 
 // Per signal (one cluster of C blocks; grid: batch x C blocks), the stage's steps without the arithmetic.
 template <int N, class S>
@@ -47,8 +46,7 @@ __global__ void __maxnreg__((ClusterPlan<N, S>::kMaxRegisters))
     const int c = fft_cluster::column_of<P>(threadIdx.x), t = fft_cluster::column_thread<P>(threadIdx.x);
     const int j2 = rank * P::W + c;
     float2* column = shared + c * P::kColumnStride;
-#pragma unroll
-    for (int i = 0; i < E; ++i) v[i] = src[fft_tuned::input_element<ColumnPlan>(t, i) * P::N2 + j2];
+    fft_cluster::load_column<P>(src, j2, t, v);
 #pragma unroll
     for (int i = 0; i < E; ++i) column[fft_tuned::padded<E>(fft_tuned::input_element<ColumnPlan>(t, i))] = v[i];
   }
@@ -58,11 +56,7 @@ __global__ void __maxnreg__((ClusterPlan<N, S>::kMaxRegisters))
   // 3. Gather (the stage's): row k1 = rank R + r, its values j2 = t + i T2 from the tiles of blocks j2 / W.
   const int r = fft_cluster::row_of<P>(threadIdx.x), t = fft_cluster::row_thread<P>(threadIdx.x);
   const int k1 = rank * P::R + r;
-#pragma unroll
-  for (int i = 0; i < E; ++i) {
-    const TileSlot at = fft_cluster::column_tile_slot<P>(k1, fft_tuned::input_element<RowPlan>(t, i));
-    v[i] = *cluster.map_shared_rank(shared + at.slot, at.rank);
-  }
+  fft_cluster::gather_row<P>(cluster, shared, k1, t, v);
   // 4. The stage's second barrier: no block exits while another still reads its tile (split: arrive now,
   //    wait after the stores).
   if constexpr (S::kSplitBarrier) {
