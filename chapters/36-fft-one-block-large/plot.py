@@ -31,6 +31,7 @@ def main():
     import matplotlib.pyplot as plt
 
     series, ratio = {}, {}
+    chapters = sorted({row["chapter"].split("-")[0] for rows in lengths.values() for row in rows})
     for n in sorted(lengths):
         for row in lengths[n]:
             series.setdefault(row["variant"], []).append((n, float(row["gbps"])))
@@ -42,7 +43,7 @@ def main():
         style = "--" if name in ("cudaMemcpy", "cufft") else "-o"
         top.plot(xs, ys, style, label=name, markersize=3)
     top.set_ylabel("GB/s (read + write)")
-    top.set_title("Batched C2C FFT, 1 GiB per length: chapter 36")
+    top.set_title("Batched C2C FFT, 1 GiB per length: chapter " + ", ".join(chapters))
     top.legend()
     top.grid(True, alpha=0.3)
     for name, points in ratio.items():

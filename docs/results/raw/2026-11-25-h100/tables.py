@@ -9,8 +9,10 @@ and the sweep tables of chapters 03, 04, 20-27 and 30-35 from docs/results/nvidi
   python3 docs/results/raw/2026-11-25-h100/tables.py --fill --check   # changes nothing; exit 1 if a table or a
                                                                       # block would (a host test runs this)
 
-Every number comes from a CSV or program output in this folder, or (the 25-shape SGEMM sweep of chapters 27-29,
-SHAPES) in ../2026-11-27-h100/measure-38ea8b3/shapes; nothing is typed by hand."""
+Every number comes from a CSV or program output: the screens of chapters 18, 28, 29 and 36-38 and chapter 40's
+one-GPU runs from one `tools/measure-screens` run (SCREENS, ../2026-11-27-h100/screens-bbee8ca), chapter 40's
+scaling from ../2026-11-27-h200x2/multigpu, the rest from this folder's captures (labelled with their commits
+where they stay as history); nothing is typed by hand."""
 import csv
 import importlib.util
 import json
@@ -33,14 +35,28 @@ def provenance(what, raw, date="2026-11-25"):
 
 PROVENANCE = provenance("{what}", "{raw}")  # the runs of this folder (2026-11-25): .format(what=..., raw=...)
 
+# The screens: one `tools/measure-screens` run (calls 11-13 of ../2026-11-27-h100, working tree of bbee8ca; chapter
+# 40's part at d1ae04b, whose chapter and common code are bbee8ca's). Its file names are the tool's.
+SCREENS = HERE.parent / "2026-11-27-h100" / "screens-bbee8ca"
+SCREENS_RAW = "../../docs/results/raw/2026-11-27-h100/screens-bbee8ca/"
+
+
+def screens_provenance(what, raw=""):
+    """The provenance line of a table from the screens run: WHAT ran, RAW the file or folder under it."""
+    return provenance(f"working tree of commit bbee8ca, `tools/measure-screens`: {what}", SCREENS_RAW + raw,
+                      date="2026-11-27")
+
+
 # The 25-shape SGEMM sweep of chapters 27-29 (shape_sweep.py) that the tables of chapters 28 and 29 and their
-# templates cite: the run at chapter 29's occupancy fix (4fbf9f0), 2026-11-27. The earlier sweep of this folder
-# (measure-c288e4a/shapes, 2026-11-25) stays as history: SHAPES_BEFORE, compared in 29-sweep-change.
-SHAPES = HERE.parent / "2026-11-27-h100" / "measure-38ea8b3" / "shapes"
-SHAPES_RAW = "../../docs/results/raw/2026-11-27-h100/measure-38ea8b3/shapes/shapes.csv"
-SHAPES_PROVENANCE = provenance("working tree of commit 38ea8b3, `shape_sweep.py`", SHAPES_RAW, date="2026-11-27")
+# templates cite. Two earlier sweeps stay as history in 29-sweep-change: c288e4a (2026-11-25, SHAPES_BEFORE) and
+# 38ea8b3 (2026-11-27, SHAPES_FIX: the first after chapter 29's occupancy fix, 4fbf9f0).
+SHAPES = SCREENS / "shapes"
+SHAPES_RAW = SCREENS_RAW + "shapes/shapes.csv"
+SHAPES_PROVENANCE = screens_provenance("`shape_sweep.py`", "shapes/shapes.csv")
 SHAPES_BEFORE = HERE / "measure-c288e4a" / "shapes"
 SHAPES_BEFORE_RAW = "../../docs/results/raw/2026-11-25-h100/measure-c288e4a/shapes/shapes.csv"
+SHAPES_FIX = HERE.parent / "2026-11-27-h100" / "measure-38ea8b3" / "shapes"
+SHAPES_FIX_RAW = "../../docs/results/raw/2026-11-27-h100/measure-38ea8b3/shapes/shapes.csv"
 
 
 def rows_of(path):
@@ -60,7 +76,7 @@ def ratio(x):
 
 
 def scan_variants():
-    m = HERE / "measure-c288e4a" / "ch18"
+    m = SCREENS / "ch18"
     sizes = [("2^28", "variants-int32-sum-2p28.csv"), ("2^30", "variants-int32-sum-2p30.csv")]
     tables = {s: by_variant(m / f) for s, f in sizes}
     names = [r["variant"] for r in rows_of(m / sizes[0][1]) if r["variant"] != "cudaMemcpy"]
@@ -73,8 +89,7 @@ def scan_variants():
             cells += [pct(r["pct_memcpy"]), ratio(r["speed_vs_ref"]) if v != "cub" else "1.000x"]
         out.append(f"| `{v}` | " + " | ".join(cells) + " |")
     out.append("")
-    out.append(PROVENANCE.format(what="working tree of commit c288e4a, `measure.sh`, `--budget-ms 400`",
-                                 raw="../../docs/results/raw/2026-11-25-h100/measure-c288e4a/ch18/"))
+    out.append(screens_provenance("chapter 18's `measure.sh`, `--budget-ms 400`", "ch18/"))
     return "\n".join(out)
 
 
@@ -85,23 +100,18 @@ def vs_cub_row(label, stage_pct, cub_pct, speed):
 
 
 def scan_types():
-    m = HERE / "measure-c288e4a" / "ch18"
+    m = SCREENS / "ch18"
     out = ["| type, operator (2^28) | stage % of `cudaMemcpy` | CUB % of `cudaMemcpy` | stage vs CUB | bound on the ratio (100 / CUB's %) |",
            "|---|---:|---:|---:|---:|"]
     for t in ["int32", "uint32", "int64", "float", "double"]:
         for op in ["sum", "max"]:
             f = m / f"types-{t}-{op}-2p28.csv"
-            if not f.exists():
-                continue
             v = by_variant(f)
             stage, cub = v["scan-copy-bound"], v["cub"]
             out.append(vs_cub_row(f"{t} {op}", pct(stage["pct_memcpy"]), pct(cub["pct_memcpy"]),
                                   ratio(stage["speed_vs_ref"])))
     out.append("")
-    out.append(PROVENANCE.format(what="working tree of commit c288e4a, `measure.sh` (the call's time limit stopped it "
-                                 "in the int64 run at 2^30: that run, the float run at 2^30 and the timeline are "
-                                 "missing)",
-                                 raw="../../docs/results/raw/2026-11-25-h100/measure-c288e4a/ch18/"))
+    out.append(screens_provenance("chapter 18's `measure.sh`, `--budget-ms 400`", "ch18/"))
     return "\n".join(out)
 
 
@@ -194,7 +204,7 @@ def gemm_sweep_change():
     both runs) as a control, and where the geometric mean of the ratio moved, split into the stage's GFLOP/s and
     cuBLAS's."""
     before = {(r["m"], r["n"], r["k"]): r for r in rows_of(SHAPES_BEFORE / "shapes.csv")}
-    after = rows_of(SHAPES / "shapes.csv")
+    after = rows_of(SHAPES_FIX / "shapes.csv")
     assert len(after) == len(before) and all((r["m"], r["n"], r["k"]) in before for r in after)
     out = ["| M × N × K | 29's plan, c288e4a → 38ea8b3 | 29 predicted µs | 29 measured µs | cuBLAS µs (29's process) | "
            "29 / cuBLAS | 28 measured µs (plan unchanged) |", "|---|---|---:|---:|---:|---:|---:|"]
@@ -243,7 +253,7 @@ def gemm_sweep_change():
                f"×{geo(small, 'gflops_29'):.3f} and cuBLAS by ×{geo(small, 'cublas_gflops_29'):.3f}.")
     out.append("")
     out.append(PROVENANCE.format(what="working tree of commit c288e4a, `shape_sweep.py`", raw=SHAPES_BEFORE_RAW))
-    out.append(SHAPES_PROVENANCE)
+    out.append(provenance("working tree of commit 38ea8b3, `shape_sweep.py`", SHAPES_FIX_RAW, date="2026-11-27"))
     return "\n".join(out)
 
 
@@ -276,8 +286,8 @@ def gemm_candidates():
     out.append(f"Ratios to cuBLAS in the same process; every check `ok`. Stream-K on the 64 × 128 tile (either "
                f"variant) ahead of the stage at {len(ahead)} of these {len(shapes)} shapes"
                + (": " + ", ".join(ahead) if ahead else "") + ".")
-    out.append(provenance("working tree of commit 38ea8b3, `shape_sweep.py` (chapter 29 `--variant all` at "
-                          "these shapes)", SHAPES_RAW.replace("shapes.csv", "candidates.csv"), date="2026-11-27"))
+    out.append(screens_provenance("`shape_sweep.py` (chapter 29 `--variant all` at these shapes)",
+                                  "shapes/candidates.csv"))
     return "\n".join(out)
 
 
@@ -294,25 +304,23 @@ def program_table(path, keep):
 
 
 def fft36():
-    d = HERE / "fft36-b40c559"
+    d = SCREENS
     parts = []
     for n in (8192, 16384):
         parts.append(f"N = {n}, 1 GiB batch:\n\n" + program_table(d / f"c36-all-n{n}.txt", None))
-    parts.append(PROVENANCE.format(what="commit b40c559, `--variant all --size 2^27 --budget-ms 200`",
-                                   raw="../../docs/results/raw/2026-11-25-h100/fft36-b40c559/"))
+    parts.append(screens_provenance("`--variant all --size 2^27 --budget-ms 200`", "c36-all-n8192.txt"))
     return "\n\n".join(parts)
 
 
 def fft37():
-    d = HERE / "measure-c288e4a"
+    d = SCREENS
     parts = []
     for n in (32768, 65536):
         parts.append(f"N = {n}, 1 GiB batch:\n\n" + program_table(d / f"c37-all-n{n}.txt", None))
     text = open(d / "c37-all-n32768.txt").read()
     residency = text[text.index("Clusters resident"):].strip()
     parts.append("The program's residency table (the same in both runs):\n\n```\n" + residency + "\n```")
-    parts.append(PROVENANCE.format(what="working tree of commit c288e4a, `--variant all --budget-ms 200`",
-                                   raw="../../docs/results/raw/2026-11-25-h100/measure-c288e4a/"))
+    parts.append(screens_provenance("`--variant all --budget-ms 200`", "c37-all-n32768.txt"))
     return "\n\n".join(parts)
 
 
@@ -342,24 +350,23 @@ def ncu_fft():
     return "\n".join(out)
 
 
-def fft_screen(folder, name, lengths, keep, what):
+def fft_screen(name, lengths, keep, what):
     """A README's first table: the stage, the previous stage, cuFFT and the copy from the --variant all runs."""
-    d = HERE / folder
-    parts = [f"N = {n}, 1 GiB batch:\n\n" + program_table(d / name.format(n=n), keep) for n in lengths]
-    parts.append(PROVENANCE.format(what=what, raw=f"../../docs/results/raw/2026-11-25-h100/{folder}/"))
+    parts = [f"N = {n}, 1 GiB batch:\n\n" + program_table(SCREENS / name.format(n=n), keep) for n in lengths]
+    parts.append(screens_provenance(what, name.format(n=lengths[0])))
     return "\n\n".join(parts)
 
 
 def fft36_screen():
-    return fft_screen("fft36-b40c559", "c36-all-n{n}.txt", (8192, 16384),
+    return fft_screen("c36-all-n{n}.txt", (8192, 16384),
                       {"cudaMemcpy", "fft-one-block-large", "fft-tuned", "cufft"},
-                      "commit b40c559, `--variant all --size 2^27 --budget-ms 200` (the stage, chapter 35's and the references)")
+                      "`--variant all --size 2^27 --budget-ms 200` (the stage, chapter 35's and the references)")
 
 
 def fft37_screen():
-    return fft_screen("measure-c288e4a", "c37-all-n{n}.txt", (32768, 65536),
+    return fft_screen("c37-all-n{n}.txt", (32768, 65536),
                       {"cudaMemcpy", "fft-thread-block-cluster", "fft-one-block-large", "cufft"},
-                      "working tree of commit c288e4a, `--variant all --budget-ms 200` (the stage, chapter 36's and the references)")
+                      "`--variant all --budget-ms 200` (the stage, chapter 36's and the references)")
 
 
 def program_rows(path):
@@ -384,7 +391,7 @@ def program_rows(path):
 def fft38_screen():
     """Chapter 38 by length: the stage, chapter 37's stage (chapter 35's four-step at these lengths), the
     width candidates and cuFFT, from the --variant all runs of one call."""
-    d = HERE / "measure-9fe5849"
+    d = SCREENS
     out = ["| N | 38 (stage) GB/s | % of `cudaMemcpy` | 38 vs cuFFT | 37 (four-step) vs cuFFT | `w8` vs cuFFT | "
            "`w16` vs cuFFT | cuFFT % of `cudaMemcpy` |", "|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for n in (131072, 262144, 524288, 1048576):
@@ -396,8 +403,8 @@ def fft38_screen():
     out.append("")
     out.append("1 GiB of `float2` per length (2^27 values), out of place, `--variant all --budget-ms 150`; every "
                "check `ok`. The bound of two passes is half a copy: 50% of `cudaMemcpy`.")
-    out.append(PROVENANCE.format(what="working tree of commit 9fe5849",
-                                 raw="../../docs/results/raw/2026-11-25-h100/measure-9fe5849/"))
+    out.append(screens_provenance("chapter 38 `--variant all --budget-ms 150` at each length",
+                                  "c38-all-n1048576.txt"))
     return "\n".join(out)
 
 
@@ -409,19 +416,20 @@ SWEEP_SHAPES = [(256, 256, 256), (512, 512, 512), (768, 768, 768), (1000, 1000, 
 
 
 def gemm_stream_k():
-    """Split-K (the stage) against stream-K and its hybrid over the 25 shapes, each program run timing the three
-    and cuBLAS in one process."""
-    d = HERE / "measure-9fe5849" / "sk"
-    names = ["sgemm-split-k", "stream-k", "dp-stream-k"]
+    """Split-K (the stage) against stream-K and its hybrid over the 25 shapes: the sweep's chapter 29 process at
+    each shape times the three and cuBLAS."""
+    rows = rows_of(SHAPES / "shapes.csv")
+    assert [(int(r["m"]), int(r["n"]), int(r["k"])) for r in rows] == SWEEP_SHAPES
+    columns = {"sgemm-split-k": "29", "stream-k": "stream_k", "dp-stream-k": "dp_stream_k"}
     out = ["| M × N × K | 29 split-K stage / cuBLAS | stream-K / cuBLAS | data-parallel + stream-K / cuBLAS | "
            "tiles (128 × 256) | waves on 132 SMs |", "|---|---:|---:|---:|---:|---:|"]
-    logs = {v: [] for v in names}
+    logs = {v: [] for v in columns}
     wins = []
-    for m, n, k in SWEEP_SHAPES:
-        r = program_rows(d / f"{m}-{n}-{k}.txt")
-        ratios = {v: float(r[v]["speed vs cublas"].rstrip("x")) for v in names}
-        assert all(r[v]["check"] == "ok" for v in names)
-        for v in names:
+    for r in rows:
+        m, n, k = int(r["m"]), int(r["n"]), int(r["k"])
+        ratios = {v: float(r[f"ratio_{c}"]) for v, c in columns.items()}
+        assert all(r[f"check_{c}"] == "ok" for c in columns.values())
+        for v in columns:
             logs[v].append(math.log(ratios[v]))
         tiles = -(-m // 128) * -(-n // 256)
         if max(ratios["stream-k"], ratios["dp-stream-k"]) > ratios["sgemm-split-k"]:
@@ -432,36 +440,35 @@ def gemm_stream_k():
     out.append(f"| geometric mean | **{geo['sgemm-split-k']:.3f}** | **{geo['stream-k']:.3f}** | "
                f"**{geo['dp-stream-k']:.3f}** | | |")
     out.append("")
-    out.append(f"Stream-K or its hybrid ahead of the split-K stage at {len(wins)} of {len(SWEEP_SHAPES)} shapes: "
-               + ", ".join(wins) + ". Every check `ok` (against cuBLAS above 2^30 multiply-adds, the CPU below).")
-    out.append(PROVENANCE.format(what="working tree of commit 9fe5849, chapter 29 `--variant "
-                                 "sgemm-split-k,stream-k,dp-stream-k --budget-ms 40` per shape",
-                                 raw="../../docs/results/raw/2026-11-25-h100/measure-9fe5849/sk/"))
+    out.append(f"Stream-K or its hybrid ahead of the split-K stage at {len(wins)} of {len(SWEEP_SHAPES)} shapes"
+               + (": " + ", ".join(wins) if wins else "") + ". Every check `ok` (against cuBLAS above 2^30 "
+               "multiply-adds, the CPU below).")
+    out.append(SHAPES_PROVENANCE)
     return "\n".join(out)
 
 
-def scan18_after_spills():
-    """Chapter 18's stage against CUB and the copy after the stack-frame fix (9fe5849)."""
-    d = HERE / "measure-9fe5849"
+def scan18_targets():
+    """Chapter 18's stage against CUB and the copy for the targets' types (int32, int64 and float sums) at 2^28 and
+    2^30, from measure.sh's runs."""
+    m = SCREENS / "ch18"
     out = ["| type, operator, n | stage % of `cudaMemcpy` | CUB % of `cudaMemcpy` | stage vs CUB | bound on the ratio "
            "(100 / CUB's %) |", "|---|---:|---:|---:|---:|"]
-    for label, f in [("int32 sum, 2^28", "c18-int32-2p28.txt"), ("int32 sum, 2^30", "c18-int32-2p30.txt"),
-                     ("float sum, 2^28", "c18-float.txt"), ("int64 sum, 2^28", "c18-int64.txt"),
-                     ("double sum, 2^28", "c18-double.txt")]:
-        r = program_rows(d / f)
-        st, cub = r["scan-copy-bound"], r["cub"]
-        out.append(vs_cub_row(label, st["% memcpy"], cub["% memcpy"], st["speed vs cub"]))
+    for t in ("int32", "int64", "float"):
+        for size in ("2^28", "2^30"):
+            v = by_variant(m / f"types-{t}-sum-{size.replace('^', 'p')}.csv")
+            stage, cub = v["scan-copy-bound"], v["cub"]
+            assert stage["check"] == cub["check"] == "ok"
+            out.append(vs_cub_row(f"{t} sum, {size}", pct(stage["pct_memcpy"]), pct(cub["pct_memcpy"]),
+                                  ratio(stage["speed_vs_ref"])))
     out.append("")
-    out.append(PROVENANCE.format(what="working tree of commit 9fe5849 (after the stack-frame fix), "
-                                 "`--variant scan-copy-bound,cub --budget-ms 300`",
-                                 raw="../../docs/results/raw/2026-11-25-h100/measure-9fe5849/"))
+    out.append(screens_provenance("chapter 18's `measure.sh`, `--budget-ms 400`", "ch18/"))
     return "\n".join(out)
 
 
 def scan18_timeline_numbers():
-    """Chapter 18's per-tile timeline of the int32 sum at 2^28 (f043cbe): the phase means, the span, the tail,
+    """Chapter 18's per-tile timeline of the int32 sum at 2^28 (the screens run): the phase means, the span, the tail,
     the tiles in flight, and the same run's table rows (the timeline variant, CUB, the copy)."""
-    path = HERE / "check-f043cbe" / "timeline-int32-sum-2p28.txt"
+    path = SCREENS / "ch18" / "timeline-int32-sum-2p28.txt"
     text = path.read_text()
 
     def num(pattern):
@@ -486,9 +493,9 @@ def scan18_timeline_numbers():
     return t
 
 
-TIMELINE_PROVENANCE = PROVENANCE.format(
-    what="working tree of commit f043cbe, `--type int32 --op sum --size 2^28 --variant copy-bound-timeline --reps 3`",
-    raw="../../docs/results/raw/2026-11-25-h100/check-f043cbe/timeline-int32-sum-2p28.txt")
+TIMELINE_PROVENANCE = screens_provenance(
+    "chapter 18's `measure.sh`, `--type int32 --op sum --size 2^28 --variant copy-bound-timeline --reps 3`",
+    "ch18/timeline-int32-sum-2p28.txt")
 
 
 def scan18_timeline():
@@ -539,7 +546,7 @@ def scan18_timeline_screen():
 
 def multi_gpu_stage_choice():
     """Chapter 40 on one GPU: each shard scanned with chapter 17's stage (the default) and with chapter 18's."""
-    d = HERE / "check-f043cbe"
+    d = SCREENS
     out = ["| n (`int32`, 1 GPU) | `cudaMemcpy` ms | `scan-multi-gpu` (chapter 17's stage) ms | % of `cudaMemcpy` | "
            "`scan-multi-gpu-copy-bound` (chapter 18's) ms | % of `cudaMemcpy` | 18's vs 17's |",
            "|---|---:|---:|---:|---:|---:|---:|"]
@@ -558,16 +565,15 @@ def multi_gpu_stage_choice():
     spread = ("inside" if inside else "outside") + " the min-to-max spread of chapter 17's repetitions)"
     out.append(f"Both rows of one program run per size, every check `ok`: {verdict} "
                f"({min(ratios):.3f}x to {max(ratios):.3f}x chapter 17's speed; 18's median {spread}.")
-    out.append(PROVENANCE.format(what="working tree of commit f043cbe, `--size 2^28` and `--size 2^30`, "
-                                 "`--variant all --budget-ms 300`, one GPU",
-                                 raw="../../docs/results/raw/2026-11-25-h100/check-f043cbe/"))
+    out.append(screens_provenance("`--size 2^28` and `--size 2^30`, `--gpus 1 --variant all --budget-ms 300`",
+                                  "c40-2p30.txt"))
     return "\n".join(out)
 
 
-# ---- Chapter 40 on 2 x H200 of one host (../2026-11-23-h200x2/multigpu/, commit 7926d81) ---------------------
-H200X2 = HERE.parent / "2026-11-23-h200x2"
+# ---- Chapter 40 on 2 x H200 of one host (../2026-11-27-h200x2/multigpu/, commit 266c73c) ---------------------
+H200X2 = HERE.parent / "2026-11-27-h200x2"
 MULTI = H200X2 / "multigpu"
-MULTI_LINK = "../../docs/results/raw/2026-11-23-h200x2/multigpu/"
+MULTI_LINK = "../../docs/results/raw/2026-11-27-h200x2/multigpu/"
 
 
 def claim(holds, sentence):
@@ -630,7 +636,7 @@ def multi_machine():
             "link": re.search(r"^GPU0\s+X\s+(\S+)", (MULTI / "topo.txt").read_text(), re.M).group(1)}
 
 
-STRONG = ("strong-2p30.txt", "strong-2p32-cap150.txt")
+STRONG = ("strong-2p30.txt", "strong-2p32-cap150.txt")  # c1.sh: the 2^32 run with a 150 s cap
 EVEN = ("weak-2p28.txt",) + STRONG + ("big-3x2p33.txt",)  # every even split on two GPUs, by shard size
 
 
@@ -732,13 +738,11 @@ def multi_parts():
     m = multi_machine()
     strong = [multi_run(f) for f in STRONG]
     weak, big = multi_run("weak-2p28.txt"), multi_run("big-3x2p33.txt")
-    claim("reduce us" not in (MULTI / "strong-2p32.txt").read_text(), "the first 2^32 run has no table")
     out = [f"Measured on {m['count']} × {strong[0]['gpu']} of one host ({m['memory']} each, NVLink {m['link']} between "
            f"them, `nvidia-smi topo -m`), driver {m['driver']}, CUDA {strong[0]['cuda']}, NCCL {strong[0]['nccl']} "
            f"(the system package), `NCCL_NVLS_ENABLE={strong[0]['nvls']}`, {m['date']}, commit `{m['commit']}`; "
            f"`--budget-ms {m['budget']}`. Raw: [strong-2p30.txt]({MULTI_LINK}strong-2p30.txt), "
-           f"[strong-2p32-cap150.txt]({MULTI_LINK}strong-2p32-cap150.txt) (the first 2^32 run, `strong-2p32.txt`, "
-           f"was cut by the script's 60 s timeout and has no table), [weak-2p28.txt]({MULTI_LINK}weak-2p28.txt), "
+           f"[strong-2p32-cap150.txt]({MULTI_LINK}strong-2p32-cap150.txt), [weak-2p28.txt]({MULTI_LINK}weak-2p28.txt), "
            f"[big-3x2p33.txt]({MULTI_LINK}big-3x2p33.txt).", "",
            "**Strong scaling** (the same n on 1 and 2 GPUs):", "",
            "| GPUs | n | shard | reduce µs | exchange µs | scan µs | bound µs | whole µs | % of bound | GB/s per GPU | "
@@ -863,7 +867,7 @@ def fft38_path(n):
 
 def fft38_sweep():
     """Chapter 38's stage and cuFFT at every N = 8 .. 2^20 from one sweep (sweep.sh), 1 GiB per length."""
-    rows = rows_of(HERE / "results-f043cbe" / "sweep38" / "sweep.csv")
+    rows = rows_of(SCREENS / "sweep38" / "sweep.csv")
     by = {}
     for r in rows:
         assert r["check"] in ("ok", "-"), r
@@ -889,14 +893,13 @@ def fft38_sweep():
                f"than 2%: " + (", ".join(f"N = {n}" for n in behind) or "no length") + ".")
     out.append("1 GiB of `float2` per length, out of place, `--variant fft-two-pass` beside cuFFT and the copy; "
                "every check `ok`.")
-    out.append(PROVENANCE.format(what="working tree of commit f043cbe, `chapters/38-fft-two-pass/sweep.sh`",
-                                 raw="../../docs/results/raw/2026-11-25-h100/results-f043cbe/sweep38/sweep.csv"))
+    out.append(screens_provenance("`chapters/38-fft-two-pass/sweep.sh`", "sweep38/sweep.csv"))
     return "\n".join(out)
 
 
 def fft38_screen_text():
     """Chapter 38's first-screen sentences, from the same runs as 38-screen."""
-    d = HERE / "measure-9fe5849"
+    d = SCREENS
     lengths = (131072, 262144, 524288, 1048576)
     runs = {n: program_rows(d / f"c38-all-n{n}.txt") for n in lengths}
 
@@ -922,7 +925,7 @@ def fft38_screen_text():
 def fft36_screen_text():
     """Chapter 36's share of the bound and its verdict against the targets its README states, from the runs of
     36-screen."""
-    d = HERE / "fft36-b40c559"
+    d = SCREENS
     targets = {8192: 0.95, 16384: 1.15}  # README 36, "Targets": × cuFFT
     r = {n: program_rows(d / f"c36-all-n{n}.txt") for n in targets}
 
@@ -945,7 +948,7 @@ def fft36_screen_text():
 def fft37_screen_text():
     """Chapter 37's verdict, from the runs of 37-screen, the program's residency table, and the exchange without the
     FFT (the chapter's lab, ../2026-11-27-h100/lab37-7e9ec24)."""
-    d = HERE / "measure-c288e4a"
+    d = SCREENS
     target = 1.3  # README 37, "Target": × cuFFT at both lengths
     r = {n: program_rows(d / f"c37-all-n{n}.txt") for n in (32768, 65536)}
     resident = {}
@@ -1108,7 +1111,7 @@ SWEEP_BLOCKS = ([("03-sweep", vector_loads_sweep), ("04-sweep", atomics_sweep)] 
 
 # README block name -> the file in tables/ that fills it (tools/fill-measured --extra NAME=FILE).
 BLOCKS = {
-    "18-h100-after-spills": "18-after-spills", "18-h100-types": "18-types", "18-h100-variants": "18-variants",
+    "18-h100-targets": "18-targets", "18-h100-types": "18-types", "18-h100-variants": "18-variants",
     "18-h100-timeline": "18-timeline", "18-h100-timeline-screen": "18-timeline-screen",
     "28-h100-screen": "28-screen", "29-h100-screen": "29-screen", "29-h100-shapes": "29-shapes",
     "29-h100-stream-k": "29-stream-k", "29-h100-sweep-change": "29-sweep-change",
@@ -1128,7 +1131,7 @@ TABLES = [("18-variants", scan_variants), ("18-types", scan_types), ("29-shapes"
           ("36-candidates", fft36), ("37-candidates", fft37), ("ncu-fft", ncu_fft),
           ("28-screen", gemm28_screen), ("29-screen", gemm29_screen),
           ("36-screen", fft36_screen), ("37-screen", fft37_screen),
-          ("38-screen", fft38_screen), ("29-stream-k", gemm_stream_k), ("18-after-spills", scan18_after_spills),
+          ("38-screen", fft38_screen), ("29-stream-k", gemm_stream_k), ("18-targets", scan18_targets),
           ("18-timeline", scan18_timeline), ("18-timeline-screen", scan18_timeline_screen),
           ("36-screen-text", fft36_screen_text), ("37-screen-text", fft37_screen_text),
           ("38-sweep", fft38_sweep), ("38-screen-text", fft38_screen_text),

@@ -509,7 +509,7 @@ def lab37_bound():
     st = {n: runs[n][LAB37_STAGE] for n in runs}
     best32 = max((v for v in runs[32768] if v.startswith("exchange-")), key=lambda v: pct(runs[32768][v]))
     claim(resident[65536]["exchange-c8"] == (15, 0.91), "at 65536 the exchange holds the stage's 15 clusters")
-    c37 = (HERE.parent / "2026-11-25-h100" / "measure-c288e4a" / "c37-all-n32768.txt").read_text()
+    c37 = (HERE.parent / "2026-11-27-h100" / "screens-bbee8ca" / "c37-all-n32768.txt").read_text()
     stage32 = next(int(f[5]) for f in (line.split() for line in c37[c37.index("Clusters resident"):].splitlines())
                    if len(f) == 7 and f[0] == LAB37_STAGE and f[1] == "32768")
     claim(stage32 < resident[32768]["exchange-c8"][0], "at 32768 the exchange holds more clusters than the stage")
