@@ -510,6 +510,54 @@ class CommandLineTest(unittest.TestCase):
             self.assertTrue(os.access(TOOLS / tool, os.X_OK), f"tools/{tool} is not executable")
 
 
+class MeasureScreensTest(unittest.TestCase):
+    """tools/measure-screens: its commands name programs and scripts that exist, and write the files the committed
+    screens run holds (the table scripts read those names)."""
+    TOOL = TOOLS / "measure-screens"
+    RUN = TOOLS.parent / "docs" / "results" / "raw" / "2026-11-27-h100" / "screens-bbee8ca"
+
+    def run_tool(self, *args):
+        return subprocess.run(["bash", str(self.TOOL), *args], capture_output=True, text=True)
+
+    def test_list_names_real_programs_and_the_committed_files(self):
+        p = self.run_tool("--list")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = p.stdout.strip().splitlines()
+        self.assertGreaterEqual(len(lines), 12)
+        outputs = set()
+        for line in lines:
+            words = line.split()
+            first = words[1] if words[0] == "python3" else words[0]
+            if first.startswith("build/chapters/"):
+                chapter = first.split("/")[2]
+                self.assertEqual(first, f"build/chapters/{chapter}/{chapter}", line)
+                self.assertTrue((TOOLS.parent / "chapters" / chapter / "main.cu").is_file(), line)
+            else:
+                self.assertTrue((TOOLS.parent / first).is_file(), line)
+            target = words[words.index(">") + 1] if ">" in words else next(w for w in words if w.startswith("OUT/"))
+            self.assertTrue(target.startswith("OUT/"), line)
+            outputs.add(target[len("OUT/"):])
+        for name in outputs:  # the committed run holds every file or folder the tool writes
+            self.assertTrue((self.RUN / name).exists(), f"{name} missing from {self.RUN}")
+
+    def test_only_selects_parts(self):
+        p = self.run_tool("--list", "--only", "37")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(len(p.stdout.strip().splitlines()), 2)
+        self.assertTrue(all("37-fft-thread-block-cluster" in line for line in p.stdout.splitlines()))
+
+    def test_bad_usage_is_one_line_and_exit_2(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            for args in (["--only", "19", "--list"], ["--no-such-option"], [tmp + "/out", "--build", tmp + "/none"],
+                         []):
+                p = self.run_tool(*args)
+                self.assertEqual(p.returncode, 2, args)
+                self.assertEqual(len(p.stderr.strip().splitlines()), 1, (args, p.stderr))
+                self.assertTrue(p.stderr.startswith("tools/measure-screens:") or p.stderr.startswith("usage:"),
+                                p.stderr)
+            self.assertFalse(os.path.exists(tmp + "/out"), "a bad build directory must not create OUT")
+
+
 # ---- results ------------------------------------------------------------------------------------
 
 def sample_document():
