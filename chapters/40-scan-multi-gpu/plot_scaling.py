@@ -3,7 +3,7 @@
 
     python3 chapters/40-scan-multi-gpu/plot_scaling.py [RAW_DIR] [OUT_PNG]
 
-RAW_DIR defaults to docs/results/raw/2026-11-23-h200x2/multigpu (two H200s, 2026-11-23); OUT_PNG to
+RAW_DIR defaults to docs/results/raw/2026-11-27-h200x2/multigpu (two H200s, 2026-11-27); OUT_PNG to
 scaling-h200x2.png next to this script. Needs matplotlib. Each bar pair is one program run: the measured speed-up
 of the two-GPU row over the one-GPU row (strong scaling), or T1/T2 at a fixed n per GPU (weak), next to the bound
 the program computed from the same run's parts (reduce + exchange + scan of one shard).
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-RAW = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE.parents[1] / "docs/results/raw/2026-11-23-h200x2/multigpu"
+RAW = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE.parents[1] / "docs/results/raw/2026-11-27-h200x2/multigpu"
 OUT = Path(sys.argv[2]) if len(sys.argv) > 2 else HERE / "scaling-h200x2.png"
 
 # (label, file, kind): strong rows compare with the bound's "bound vs 1 GPU"; weak rows with T1 / bound.
@@ -78,7 +78,7 @@ def main():
     ax.set_ylim(0, 1.9)
     ax.legend(fontsize=8, loc="upper left")
     ax.set_title("Chapter 40: inclusive int32 scan on two GPUs against its bound\n"
-                 "2 x NVIDIA H200 (one host), CUDA 13.0, NCCL 2.28.3, 2026-11-23, commit 7926d81", fontsize=9)
+                 "2 x NVIDIA H200 (one host), CUDA 13.0, NCCL 2.28.3, 2026-11-27, commit 266c73c", fontsize=9)
     fig.tight_layout()
     fig.savefig(OUT, dpi=120)
     print(f"wrote {OUT}")
