@@ -326,7 +326,8 @@ def fft36():
     parts = []
     for n in (8192, 16384):
         parts.append(f"N = {n}, 1 GiB batch:\n\n" + program_table(d / f"c36-all-n{n}.txt", None))
-    parts.append(screens_provenance("`--variant all --size 2^27 --budget-ms 200`", "c36-all-n8192.txt"))
+    parts.append(screens_provenance("`--variant all --size 2^27 --budget-ms 200` (`c36-all-n8192.txt`, "
+                                    "`c36-all-n16384.txt`)"))
     return "\n\n".join(parts)
 
 
@@ -338,7 +339,7 @@ def fft37():
     text = open(d / "c37-all-n32768.txt").read()
     residency = text[text.index("Clusters resident"):].strip()
     parts.append("The program's residency table (the same in both runs):\n\n```\n" + residency + "\n```")
-    parts.append(screens_provenance("`--variant all --budget-ms 200`", "c37-all-n32768.txt"))
+    parts.append(screens_provenance("`--variant all --budget-ms 200` (`c37-all-n32768.txt`, `c37-all-n65536.txt`)"))
     return "\n\n".join(parts)
 
 
@@ -371,7 +372,8 @@ def ncu_fft():
 def fft_screen(name, lengths, keep, what):
     """A README's first table: the stage, the previous stage, cuFFT and the copy from the --variant all runs."""
     parts = [f"N = {n}, 1 GiB batch:\n\n" + program_table(SCREENS / name.format(n=n), keep) for n in lengths]
-    parts.append(screens_provenance(what, name.format(n=lengths[0])))
+    files = " and ".join(f"`{name.format(n=n)}`" for n in lengths)
+    parts.append(screens_provenance(f"{what} in {files}"))
     return "\n\n".join(parts)
 
 
@@ -421,8 +423,7 @@ def fft38_screen():
     out.append("")
     out.append("1 GiB of `float2` per length (2^27 values), out of place, `--variant all --budget-ms 150`; every "
                "check `ok`. The bound of two passes is half a copy: 50% of `cudaMemcpy`.")
-    out.append(screens_provenance("chapter 38 `--variant all --budget-ms 150` at each length",
-                                  "c38-all-n1048576.txt"))
+    out.append(screens_provenance("chapter 38 `--variant all --budget-ms 150` at each length (`c38-all-n<N>.txt`)"))
     return "\n".join(out)
 
 
@@ -923,6 +924,10 @@ def fft38_sweep():
     out.append("")
     two = [n for n in by if fft38_path(n) == "two passes"]
     behind = [n for n in sorted(by) if float(by[n]["fft-two-pass"]["speed_vs_ref"]) < 0.98]
+    # README 38, "Every length in one sweep", names these lengths and the earlier chapter behind each.
+    if behind != [32, 16384, 65536]:
+        raise SystemExit(f"tables.py: 38-sweep: the lengths behind cuFFT by more than 2% are now {behind}; "
+                         f"README 38's \"Every length in one sweep\" names 32, 16384 and 65536")
     out.append(f"The two-pass lengths ({min(two)} … {max(two)}): the stage at "
                f"{min(float(by[n]['fft-two-pass']['pct_memcpy']) for n in two):.1f}–"
                f"{max(float(by[n]['fft-two-pass']['pct_memcpy']) for n in two):.1f}% of `cudaMemcpy` (the bound: 50%), "
@@ -1008,6 +1013,10 @@ def fft37_screen_text():
     words = {n: ("beats" if st[n] > 1.0 else "trails") for n in r}
     c65, per_sm = resident[("fft-thread-block-cluster", 65536)]
     c8e32 = x(32768, "c8-e32", "speed vs cufft")
+    if not (per_sm < 1.0 and resident[("c8-e32", 32768)][0] > resident[("fft-thread-block-cluster", 32768)][0]
+            and c8e32 < st[32768]):
+        raise SystemExit("tables.py: 37-screen-text: no longer under one block per SM at 65536, or `c8-e32` no "
+                         "longer has more clusters resident and runs slower at 32768")
     # The lab (../2026-11-27-h100/lab37-7e9ec24): the stage's exchange without the FFT, the stage in the same run.
     spec = importlib.util.spec_from_file_location("tables_h100_1127", HERE.parent / "2026-11-27-h100" / "tables.py")
     h100_1127 = importlib.util.module_from_spec(spec)
