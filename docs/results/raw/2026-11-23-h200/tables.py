@@ -4,7 +4,7 @@ call2-* captures: NVIDIA H200, 2026-11-23; see README.md): chapter 22's claims (
 ncu profile of the current code from ../2026-11-23-h200x2/ncu/ncu-sgemm.csv and ../2026-11-23-h200-f18eb3b/ncu/),
 chapter 33's variants (call2-fft-b-all-33-n*.txt, with the
 fixed half exchange in ../2026-11-23-h200x2/fft35/all-33-n2048.txt and the register count of the H100 capture
-../2026-11-25-h100/ncu-bf8018c/ncu-fft.csv), and the paragraph of chapter 35 on how its stage was chosen
+../2026-11-27-h100/ncu-fft-1e91d85/ncu-fft.csv), and the paragraph of chapter 35 on how its stage was chosen
 (call2-fft-b-all-35-n*.txt and call2-fft-b-run-35.txt, with the second run of every candidate,
 ../2026-11-23-h200x2/fft35/all-35-n*.csv). No GPU needed:
 
@@ -184,7 +184,7 @@ def claims22():
 N33, THREADS33, VALUES33 = 2048, 128, 16  # BlockShape<2048>: one signal of 16 values per thread
 REGS33 = {"plain": 56, "half": 63}
 SM_SMEM_KB, SM_RESERVED_KB, SM_REGS, SM_THREADS, SM_WARPS = 228, 1, 65536, 2048, 64
-NCU_H100_FFT = HERE.parent / "2026-11-25-h100" / "ncu-bf8018c" / "ncu-fft.csv"  # the first screen's ncu capture
+NCU_H100_FFT = HERE.parent / "2026-11-27-h100" / "ncu-fft-1e91d85" / "ncu-fft.csv"  # the first screen's ncu capture
 
 
 def fft33():

@@ -50,6 +50,9 @@ def screens_provenance(what, raw=""):
 # The 25-shape SGEMM sweep of chapters 27-29 (shape_sweep.py) that the tables of chapters 28 and 29 and their
 # templates cite. Two earlier sweeps stay as history in 29-sweep-change: c288e4a (2026-11-25, SHAPES_BEFORE) and
 # 38ea8b3 (2026-11-27, SHAPES_FIX: the first after chapter 29's occupancy fix, 4fbf9f0).
+# The FFT ladder's ncu captures (call 14 of ../2026-11-27-h100, working tree of 1e91d85: the code of bbee8ca).
+NCU_FFT = HERE.parent / "2026-11-27-h100" / "ncu-fft-1e91d85"
+
 SHAPES = SCREENS / "shapes"
 SHAPES_RAW = SCREENS_RAW + "shapes/shapes.csv"
 SHAPES_PROVENANCE = screens_provenance("`shape_sweep.py`", "shapes/shapes.csv")
@@ -345,7 +348,7 @@ def fft37():
 
 def ncu_fft():
     """The FFT ladder under tools/ncu-compare (timed run only): one row per chapter, chapter 31's ten passes summed."""
-    rows = rows_of(HERE / "ncu-bf8018c" / "ncu-fft.csv")
+    rows = rows_of(NCU_FFT / "ncu-fft.csv")
     out = ["| chapter | kernel (launches) | time µs | DRAM % of peak | DRAM read MB | DRAM written MB | bank conflicts "
            "(ld + st) | stall barrier | occupancy % | registers | instructions |",
            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -362,10 +365,10 @@ def ncu_fft():
                    f"{int(float(total['bank confl'])):,} | {float(total['stall barrier']):.2f} | "
                    f"{float(total['occupancy %']):.1f} | {total['regs']} | {int(float(total['instructions'])):,} |")
     out.append("")
-    out.append(PROVENANCE.format(what="working tree of commit bf8018c, `tools/ncu-compare --preset fft --chapters 30-37` "
-                                 "(2^24 elements, N = 1024, `--clock-control none`; every launch of the timed run, "
-                                 "summed per chapter)",
-                                 raw="../../docs/results/raw/2026-11-25-h100/ncu-bf8018c/ncu-fft.txt"))
+    out.append(provenance("working tree of commit 1e91d85, `tools/ncu-compare --preset fft --chapters 30-37` "
+                          "(2^24 elements, N = 1024, `--clock-control none`; every launch of the timed run, summed per "
+                          "chapter)", "../../docs/results/raw/2026-11-27-h100/ncu-fft-1e91d85/ncu-fft.txt",
+                          date="2026-11-27"))
     return "\n".join(out)
 
 
