@@ -131,10 +131,10 @@ __device__ __forceinline__ void load_column(const float2* __restrict__ src, int 
   for (int i = 0; i < P::E; ++i) v[i] = src[fft_tuned::input_element<typename P::ColumnPlan>(t, i) * P::N2 + j2];
 }
 
-// The gather: row k1's values j2 = t + i T2, each from the column tile of block j2 / W (DSMEM).
-template <class P>
-__device__ __forceinline__ void gather_row(const cg::cluster_group& cluster, float2* shared, int k1, int t,
-                                           float2 (&v)[P::E]) {
+// The gather: row k1's values j2 = t + i T2, each from the column tile of block j2 / W (DSMEM). Cluster is
+// cg::cluster_group, a template parameter because that type exists only where clusters do (sm_90 and newer).
+template <class P, class Cluster>
+__device__ __forceinline__ void gather_row(const Cluster& cluster, float2* shared, int k1, int t, float2 (&v)[P::E]) {
 #pragma unroll
   for (int i = 0; i < P::E; ++i) {
     const TileSlot at = column_tile_slot<P>(k1, fft_tuned::input_element<typename P::RowPlan>(t, i));
