@@ -11,8 +11,9 @@ and the sweep tables of chapters 03, 04, 20-27 and 30-35 from docs/results/nvidi
 
 Every number comes from a CSV or program output: the screens of chapters 18, 28, 29 and 36-38 and chapter 40's
 one-GPU runs from one `tools/measure-screens` run (SCREENS, ../2026-11-27-h100/screens-bbee8ca), chapter 40's
-scaling from ../2026-11-27-h200x2/multigpu, the rest from this folder's captures (labelled with their commits
-where they stay as history); nothing is typed by hand."""
+scaling from ../2026-11-27-h200x2/multigpu, chapter 28's calibration from the first run of chapters 27-29
+(chapters/29-sgemm-split-k/results/h100-03ce2f5, with the constants of chapter 28's shape_model.hpp), the rest from
+this folder's captures (labelled with their commits where they stay as history); nothing is typed by hand."""
 import csv
 import importlib.util
 import json
@@ -309,6 +310,212 @@ def gemm_candidates():
                + (": " + ", ".join(ahead) if ahead else "") + ".")
     out.append(screens_provenance("`shape_sweep.py` (chapter 29 `--variant all` at these shapes)",
                                   "shapes/candidates.csv"))
+    return "\n".join(out)
+
+
+# Chapter 28's calibration: the first GPU run of chapters 27-29 (commit 03ce2f5, 2026-11-25), kept in chapter 29's
+# results/ beside the code it measured; the model's constants in shape_model.hpp were fitted from its candidates.csv.
+ROOT = HERE.parents[3]
+CALIBRATION = ROOT / "chapters" / "29-sgemm-split-k" / "results" / "h100-03ce2f5"
+CALIBRATION_RAW = "../29-sgemm-split-k/results/h100-03ce2f5/candidates.csv"  # from chapter 28's README
+SHAPE_MODEL = ROOT / "chapters" / "28-sgemm-tile-by-shape" / "shape_model.hpp"
+# The five tile candidates of that commit (its chapters/28-sgemm-tile-by-shape/sgemm_tile_by_shape.cuh): block_m,
+# block_n, slice depth block_k, pipeline stages, threads per block. The code's dimensions, not measurements; the
+# blocks per SM come from the run (the occupancy calculator, printed in each plan).
+CALIBRATION_TILES = {"128x256": (128, 256, 16, 3, 256), "64x128": (64, 128, 16, 3, 128),
+                     "128x128": (128, 128, 16, 3, 256), "96x128": (96, 128, 24, 3, 192),
+                     "192x128": (192, 128, 24, 3, 192)}
+CALIBRATION_KEPT = ["128x256", "64x128"]  # the candidates the code has since; the others were dropped
+
+
+def run_banner(raw_dir, glob):
+    """The GPU, its SM count, FP32 peak (GFLOP/s), DRAM peak (GB/s) and CUDA runtime the programs printed in their
+    banner, the same in every output under RAW_DIR that matches GLOB."""
+    found = set()
+    for f in sorted(raw_dir.glob(glob)):
+        text = f.read_text()
+        gpu = re.search(r"^GPU 0: (.*?) \(compute capability [\d.]+, (\d+) SMs", text, re.M)
+        fp32 = re.search(r"^FP32 peak: .* = ([\d.]+) GFLOP/s$", text, re.M)
+        dram = re.search(r" = ([\d.]+) GB/s theoretical peak$", text, re.M)
+        cuda = re.search(r"^driver [\d.]+, runtime ([\d.]+)$", text, re.M)
+        if not (gpu and fp32 and dram and cuda):
+            raise SystemExit(f"tables.py: no full banner in {f}")
+        found.add((gpu.group(1), int(gpu.group(2)), float(fp32.group(1)), float(dram.group(1)), cuda.group(1)))
+    if len(found) != 1:
+        raise SystemExit(f"tables.py: {len(found)} different banners under {raw_dir}/{glob}")
+    return found.pop()
+
+
+def shape_model_constants():
+    """The model's constants as chapter 28's shape_model.hpp holds them: {'128x256': (full, single), ...} and the
+    named doubles (kLaunchSeconds, kReductionDramShare, ...)."""
+    text = SHAPE_MODEL.read_text()
+    eff = {m.group(1): (float(m.group(2)), float(m.group(3))) for m in
+           re.finditer(r"constexpr TileEfficiency kEfficiency(\d+x\d+)\{([\d.]+), ([\d.]+)\};", text)}
+    doubles = {m.group(1): float(m.group(2)) for m in re.finditer(r"constexpr double (\w+) = ([\d.e+-]+);", text)}
+    if sorted(eff) != sorted(CALIBRATION_KEPT) or not {"kLaunchSeconds", "kReductionDramShare"} <= set(doubles):
+        raise SystemExit(f"tables.py: {SHAPE_MODEL} no longer holds the constants the calibration table reads")
+    return eff, doubles
+
+
+def gemm28_calibration():
+    """Chapter 28's "Calibration": for each tile candidate of the first H100 run (03ce2f5) at each of its 5 shapes,
+    the efficiency its measured time implies under the README's model (time at efficiency 1 / measured time);
+    the constants shape_model.hpp holds beside them, checked to be the means it was fitted as; how well they predict
+    the 25 measured times of the kept tiles; and the two lessons of the dropped tiles, from the same numbers."""
+    gpu, sms, peak, dram, cuda = run_banner(CALIBRATION / "raw", "2[89]-*-all.txt")
+    sm_macs = peak * 1e9 / 2 / sms  # multiply-adds per second of one SM at the FP32 peak
+    rows = [r for r in rows_of(CALIBRATION / "candidates.csv") if r["check"] == "ok"]
+    assert len(rows) == len(rows_of(CALIBRATION / "candidates.csv"))
+    shapes = []
+    for r in rows:
+        if (int(r["m"]), int(r["n"]), int(r["k"])) not in shapes:
+            shapes.append((int(r["m"]), int(r["n"]), int(r["k"])))
+    v = {(int(r["m"]), int(r["n"]), int(r["k"]), r["chapter"], r["variant"]): r for r in rows}
+    fit = {}  # blocks per SM of each tile kernel, as the run's occupancy calculator gave them (its plan lines)
+    for (m, n, k, ch, name), r in v.items():
+        if ch == "28" and name.startswith("tile-"):
+            b = int(re.search(r"\((\d+) blocks?/SM\)", r["plan"]).group(1))
+            assert fit.setdefault(name[5:], b) == b
+    assert sorted(fit) == sorted(CALIBRATION_TILES)
+
+    def busiest(tile, m, n, k, splits=1):
+        """Blocks on the busiest SM and the multiply-adds it runs, as the model counts them: q = ceil(blocks / SMs),
+        each block BM x BN x (K + S x BK), K that of one split. K as the README's model table writes it;
+        shape_model.hpp's predict() counts whole slices, ceil(K / BK) x BK, which differs only for the 24-deep
+        slices of the dropped tiles at K not a multiple of 24 (the table's values are K's)."""
+        bm, bn, bk, stages, _ = CALIBRATION_TILES[tile]
+        q = -(-(-(-m // bm)) * (-(-n // bn)) * splits // sms)
+        return q, q * bm * bn * (k + stages * bk)
+
+    eff = {}  # (tile, shape) -> (q, efficiency)
+    for tile in CALIBRATION_TILES:
+        for m, n, k in shapes:
+            q, macs = busiest(tile, m, n, k)
+            eff[tile, (m, n, k)] = q, macs / sm_macs / (float(v[m, n, k, "28", f"tile-{tile}"]["median_ms"]) * 1e-3)
+    constants, doubles = shape_model_constants()
+
+    def label(s):
+        return f"{s[0]}³" if s[0] == s[1] == s[2] else f"{s[0]} × {s[1]} × {s[2]}"
+
+    def shown_const(x):  # as the header writes it (0.55, 0.727)
+        return repr(x)
+
+    # the fit: a full SM's rate is the mean where the busiest SM holds as many blocks at a time as fit, one block's
+    # where it holds one (128 x 256 fits one per SM: both are the mean over the 5 shapes); the header holds them rounded
+    for tile in CALIBRATION_KEPT:
+        for which, keep in (("full", lambda q: min(q, fit[tile]) == fit[tile]),
+                            ("single", lambda q: min(q, fit[tile]) == 1)):
+            xs = [e for (t, _), (q, e) in eff.items() if t == tile and keep(q)]
+            held = constants[tile][which == "single"]
+            digits = len(shown_const(held).split(".")[1])
+            claim(xs and round(sum(xs) / len(xs), digits) == held,
+                  f"shape_model.hpp's {tile} efficiency.{which} ({held}) is the mean of its {len(xs)} measured ones",
+                  28)
+    fastest = {s: min(CALIBRATION_TILES, key=lambda t: float(v[s + ("28", f"tile-{t}")]["median_ms"])) for s in shapes}
+    claim(set(fastest.values()) <= set(CALIBRATION_KEPT), "the dropped tiles are never the fastest", 28)
+
+    out = ["| candidate | blocks/SM (H100) | " + " | ".join(label(s) for s in shapes) + " | fitted |",
+           "|---|---:|" + "---:|" * len(shapes) + "---|"]
+    for tile in CALIBRATION_KEPT + [t for t in CALIBRATION_TILES if t not in CALIBRATION_KEPT]:
+        if tile in CALIBRATION_KEPT:
+            full, single = constants[tile]
+            fitted = (f"`e` {shown_const(full)}" if full == single else
+                      f"`e_full` {shown_const(full)}, `e_single` {shown_const(single)}")
+        else:
+            fitted = "never fastest"
+        cells = [f"{e:.3f} (q {q})" for q, e in (eff[tile, s] for s in shapes)]
+        dropped = "" if tile in CALIBRATION_KEPT else " (dropped)"
+        out.append(f"| `tile-{tile}`{dropped} | {fit[tile]} | " + " | ".join(cells) + f" | {fitted} |")
+    out.append("")
+    out.append(f"Cells: the efficiency (share of the FP32 peak) and q, the blocks on the busiest SM. `fitted`: the "
+               f"constants of `shape_model.hpp`; for a kept tile, the mean of its efficiencies where r = min(q, b) "
+               f"is b, the blocks per SM (`e_full`), and where r is 1 (`e_single`), rounded.")
+    out.append(f"{gpu} ({sms} SMs), CUDA {cuda}, 2026-11-25; commit 03ce2f5, `shape_sweep.py` (chapter 28's and 29's "
+               f"`--variant all` at these {len(shapes)} shapes), [raw]({CALIBRATION_RAW}).")
+
+    # how well the constants predict the 25 measured times of the kept tiles: no split (chapter 28) and every fixed
+    # split of 128 x 256 (chapter 29), with the reduction as shape_model.hpp's predict() adds it (beta != 0)
+    errors = []
+    for (m, n, k, ch, name), r in v.items():
+        split = re.fullmatch(r"splitk-(\d+x\d+)-s(\d+)", name)
+        tile, splits = (name[5:], 1) if ch == "28" and name.startswith("tile-") else \
+            (split.group(1), int(split.group(2))) if split else (None, 0)
+        if tile not in CALIBRATION_KEPT:
+            continue
+        bk = CALIBRATION_TILES[tile][2]
+        slices = -(-k // bk)
+        per = -(-slices // splits)
+        q, macs = busiest(tile, m, n, per * bk if splits > 1 else k, -(-slices // per))
+        b = int(re.search(r"\((\d+) blocks?/SM\)", r["plan"]).group(1))
+        full, single = constants[tile]
+        resident = min(q, b)
+        rate = full if fit[tile] <= 1 or resident >= fit[tile] else \
+            single + (resident - 1) / (fit[tile] - 1) * (full - single)
+        seconds = macs / (rate * sm_macs)
+        if splits > 1:
+            seconds += ((splits + 2) * m * n * 4 / (doubles["kReductionDramShare"] * dram * 1e9)
+                        + doubles["kLaunchSeconds"])
+        errors.append((abs(seconds / (float(r["median_ms"]) * 1e-3) - 1), splits))
+    worst = max(e for e, _ in errors)
+    out.append("")
+    out.append(f"With these constants the model predicts all {len(errors)} measured times of the two kept tiles (no "
+               f"split and {', '.join(str(s) for s in sorted({s for _, s in errors if s > 1}))} splits) within "
+               f"{math.ceil(100 * worst)}% (`test_shape_model.cpp`, \"the fit\"). Two lessons of the dropped ones:")
+
+    # the lessons, each number from the table above; each 3/4 tile is paired with the 128-wide tile of the same
+    # thread tile (192 x 128 with 128 x 256: 16 x 8 outputs per thread; 96 x 128 with 128 x 128: 8 x 8; 03ce2f5's
+    # sgemm_tile_by_shape.cuh)
+    def waves(tile, s):  # blocks / (SMs x blocks per SM): the first model's unit
+        bm, bn = CALIBRATION_TILES[tile][:2]
+        return -(-s[0] // bm) * -(-s[1] // bn) / (sms * fit[tile])
+
+    def t(tile, s):
+        return float(v[s + ("28", f"tile-{tile}")]["median_ms"])
+
+    cube = (3072, 3072, 3072)
+    pairs = [("192x128", "128x256"), ("96x128", "128x128")]
+    claim(all(round(waves(a, cube), 2) == round(waves(pairs[0][0], cube), 2) for a, _ in pairs) and
+          all(round(waves(b, cube), 2) == round(waves(pairs[0][1], cube), 2) for _, b in pairs),
+          "3072³ falls into the same waves for both 3/4 tiles, and for both 128-wide ones", 28)
+    full_gpu = [s for s in shapes if all(eff[tile, s][0] > 1 for tile in CALIBRATION_TILES)]  # every SM busy
+    claim(all(eff[a, s][1] < eff[b, s][1] for a, b in pairs for s in shapes), "the 3/4 tiles are the slower", 28)
+    chose = v[cube + ("28", "sgemm-tile-by-shape")]
+    claim(chose["plan"].startswith("192x128 tiles"), "the first model picked 192 x 128 at 3072³", 28)
+    both = " and ".join(label(s) for s in full_gpu)
+
+    def at_full(tile):
+        return " and ".join(f"{eff[tile, s][1]:.3f}" for s in full_gpu)
+
+    out.append("")
+    out.append(f"- **A 3/4-size wave does not help if the tile is slower.** 192 × 128 and 96 × 128 "
+               f"({CALIBRATION_TILES['192x128'][4]} threads, {CALIBRATION_TILES['192x128'][2]}-deep slices) were added "
+               f"to make 3072³ fall into {waves('192x128', cube):.2f} waves instead of {waves('128x256', cube):.2f}. "
+               f"The first model assumed they ran as fast as the 128-wide tiles with the same thread tile; measured "
+               f"on a full GPU ({both}), 192 × 128 reaches {at_full('192x128')} of peak against 128 × 256's "
+               f"{at_full('128x256')}, and 96 × 128 {at_full('96x128')} against 128 × 128's "
+               f"{at_full('128x128')}. The model picked 192 × 128 at 3072³ and ran at "
+               f"{float(chose['ratio_to_cublas']):.3f}× cuBLAS.")
+    # 64 x 128 against 128 x 256: the same accumulators per SM; the same rate on a full GPU
+    small, big, mid = "64x128", "128x256", "128x128"
+    acc = {x: CALIBRATION_TILES[x][0] * CALIBRATION_TILES[x][1] * fit[x] for x in (small, big)}
+    claim(acc[small] == acc[big], "64 x 128 holds as many accumulators per SM as 128 x 256", 28)
+    last = full_gpu[-1]
+    claim(abs(eff[small, last][1] - eff[big, last][1]) < 0.005, f"64 x 128 runs as fast as 128 x 256 at {label(last)}",
+          28)
+    between = [s for s in shapes if min(t(small, s), t(big, s)) < t(mid, s) < max(t(small, s), t(big, s))]
+    behind = [s for s in shapes if t(mid, s) > max(t(small, s), t(big, s))]
+    claim(len(between) + len(behind) == len(shapes), "128 x 128 is never the fastest of the three", 28)
+    area = {x: CALIBRATION_TILES[x][0] * CALIBRATION_TILES[x][1] for x in (small, big)}
+    quarter = area[small] / area[big]
+    out.append(f"- **Small blocks quantise finer.** 64 × 128 at {fit[small]} blocks per SM holds as many accumulators "
+               f"per SM as 128 × 256 ({acc[big]}), so on a full GPU it runs as fast ({eff[small, last][1]:.3f} vs "
+               f"{eff[big, last][1]:.3f} at {label(last)}), and where blocks are few each block is "
+               f"{'a quarter' if quarter == 0.25 else f'{quarter:g}'} of the work. 128 × 128 at {fit[mid]} per SM "
+               f"takes a time between the two at {len(between)} of the {len(shapes)} shapes"
+               + (f", behind both at {', '.join(label(s) for s in behind)} ("
+                  + ", ".join(f"{eff[mid, s][1]:.3f} of peak" for s in behind) + ")" if behind else "")
+               + ", and never wins.")
     return "\n".join(out)
 
 
@@ -1169,7 +1376,8 @@ BLOCKS = {
     "18-h100-timeline": "18-timeline", "18-h100-timeline-screen": "18-timeline-screen",
     "28-h100-screen": "28-screen", "29-h100-screen": "29-screen", "29-h100-shapes": "29-shapes",
     "29-h100-stream-k": "29-stream-k", "29-h100-sweep-change": "29-sweep-change",
-    "29-h100-candidates": "29-candidates", "ncu-fft-h100": "ncu-fft", "36-h100-screen": "36-screen",
+    "29-h100-candidates": "29-candidates", "28-h100-calibration": "28-calibration", "ncu-fft-h100": "ncu-fft",
+    "36-h100-screen": "36-screen",
     "36-h100-candidates": "36-candidates", "36-h100-screen-text": "36-screen-text", "37-h100-screen": "37-screen",
     "37-h100-screen-text": "37-screen-text", "37-h100-candidates": "37-candidates", "38-h100-by-length": "38-screen",
     "38-h100-sweep": "38-sweep", "38-h100-screen-text": "38-screen-text", "40-h100-stage-choice": "40-stage-choice",
@@ -1183,7 +1391,7 @@ BLOCKS = {
 TABLES = [("18-variants", scan_variants), ("18-types", scan_types), ("29-shapes", gemm_shapes),
           ("29-sweep-change", gemm_sweep_change), ("29-candidates", gemm_candidates),
           ("36-candidates", fft36), ("37-candidates", fft37), ("ncu-fft", ncu_fft),
-          ("28-screen", gemm28_screen), ("29-screen", gemm29_screen),
+          ("28-screen", gemm28_screen), ("28-calibration", gemm28_calibration), ("29-screen", gemm29_screen),
           ("36-screen", fft36_screen), ("37-screen", fft37_screen),
           ("38-screen", fft38_screen), ("29-stream-k", gemm_stream_k), ("18-targets", scan18_targets),
           ("18-timeline", scan18_timeline), ("18-timeline-screen", scan18_timeline_screen),
