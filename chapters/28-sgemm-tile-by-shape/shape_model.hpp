@@ -19,7 +19,7 @@
 // floats; the partial-sum kernel writes it in place of C) and C written (read too when beta != 0).
 //
 // The plan with the smallest predicted time wins, except that one other than the first configuration
-// without a split (chapter 27's stage) must win by kSwitchMargin: the efficiencies are known to about 2%.
+// without a split (chapter 27's stage) must win by kSwitchMargin: the full-GPU efficiencies are known to about 2%.
 #pragma once
 
 #include <algorithm>
@@ -54,7 +54,8 @@ constexpr double kLaunchSeconds = 3e-6;
 // a workspace of up to ~40 MiB is read from L2, larger ones from DRAM).
 constexpr double kReductionDramShare = 1.0;
 // A plan other than the first configuration without a split must be predicted this much faster to be
-// chosen: the efficiencies above scatter by about 2% between shapes.
+// chosen: the full-GPU efficiencies above scatter by about 2% between shapes (e_single, one block per SM,
+// scatters more: its three calibration shapes lie up to about 7% from it; chapter 28's README, "Calibration").
 constexpr double kSwitchMargin = 0.03;
 // Workspace cap of the split-K model: 256 MiB (the slices of partial sums, splits x m x n floats).
 constexpr std::uint64_t kMaxWorkspaceBytes = std::uint64_t{256} << 20;
