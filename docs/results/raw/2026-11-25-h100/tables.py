@@ -380,13 +380,12 @@ def gemm28_calibration():
     assert sorted(fit) == sorted(CALIBRATION_TILES)
 
     def busiest(tile, m, n, k, splits=1):
-        """Blocks on the busiest SM and the multiply-adds it runs, as the model counts them: q = ceil(blocks / SMs),
-        each block BM x BN x (K + S x BK), K that of one split. K as the README's model table writes it;
-        shape_model.hpp's predict() counts whole slices, ceil(K / BK) x BK, which differs only for the 24-deep
-        slices of the dropped tiles at K not a multiple of 24 (the table's values are K's)."""
+        """Blocks on the busiest SM and the multiply-adds it runs, as the model counts them (shape_model.hpp's
+        predict(), the README's model table): q = ceil(blocks / SMs), each block BM x BN x (K' + S x BK), K' the
+        whole slices of one split, ceil(K / BK) x BK (K itself where BK divides it: every kept tile here)."""
         bm, bn, bk, stages, _ = CALIBRATION_TILES[tile]
         q = -(-(-(-m // bm)) * (-(-n // bn)) * splits // sms)
-        return q, q * bm * bn * (k + stages * bk)
+        return q, q * bm * bn * (-(-k // bk) * bk + stages * bk)
 
     eff = {}  # (tile, shape) -> (q, efficiency)
     for tile in CALIBRATION_TILES:
