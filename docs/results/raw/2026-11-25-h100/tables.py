@@ -40,6 +40,7 @@ PROVENANCE = provenance("{what}", "{raw}")  # the runs of this folder (2026-11-2
 # 40's part at d1ae04b, whose chapter and common code are bbee8ca's). Its file names are the tool's.
 SCREENS = HERE.parent / "2026-11-27-h100" / "screens-bbee8ca"
 SCREENS_RAW = "../../docs/results/raw/2026-11-27-h100/screens-bbee8ca/"
+SCREENS_LABEL = "NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-11-27, working tree of commit `bbee8ca`"  # the same run, short
 
 
 def screens_provenance(what, raw=""):
@@ -967,7 +968,9 @@ def multi_bound_text():
     claim(all(s <= b for b, s in zip(bound, speed)), "without passing their bound")
     two = runs[0]["parts"][2]
     claim(num(two["reduce us"]) > 10 * num(two["exchange us"]), "the reduce, not the collective, is the cost")
-    return (f"The bound column is reduce + exchange + scan of one shard, each timed alone on GPU 0 in the same run: "
+    m = multi_machine()
+    return (f"The bound column is reduce + exchange + scan of one shard, each timed alone on GPU 0 in the same run "
+            f"({m['count']} × {runs[0]['gpu']}, CUDA {runs[0]['cuda']}, {m['date']}, commit `{m['commit']}`): "
             f"at these sizes it is {bound[0]:.2f}x and {bound[1]:.2f}x, not yet the {asym:.2f}x of large n, and above "
             f"the 4/3 of equal bandwidth, which is why both speed-ups ({speed[0]:.2f}x, {speed[1]:.2f}x) pass 4/3 "
             f"without passing their bound. No vendor library scans across GPUs (CUB on one GPU: chapter 17). Two "
@@ -1065,7 +1068,9 @@ def multi_parts():
 def multi_uneven():
     """Chapter 40's --last-weight runs at 2^30 against the even split: the table, the verdict, one timeline."""
     runs = uneven_runs()
-    out = [f"Two GPUs at 2^30, same machine and commit as above (raw: `uneven-w*-2p30.txt` in [multigpu/]({MULTI_LINK}); "
+    m = multi_machine()
+    out = [f"Two GPUs at 2^30, same machine and commit as above ({m['count']} × {runs[100]['gpu']}, CUDA "
+           f"{runs[100]['cuda']}, {m['date']}, commit `{m['commit']}`; raw: `uneven-w*-2p30.txt` in [multigpu/]({MULTI_LINK}); "
            f"W = 100 is the even split, the strong-scaling row above):", "",
            "| `--last-weight` | shards (other / last) | bound vs 1 GPU | measured vs 1 GPU | % of bound |",
            "|---:|---|---:|---:|---:|"]
@@ -1193,7 +1198,7 @@ def fft36_screen_text():
         f"**At N = {n} it {'misses' if n in missed else 'meets'} its target,** "
         f"{x(n, 'fft-one-block-large', 'speed vs cufft'):.3f}x cuFFT against {t:.2f}x." for n, t in targets.items())
     n8, n16 = targets
-    return (f"**Share of the bound** (a copy of the batch): {x(n8, 'fft-one-block-large', '% memcpy'):.1f}% at "
+    return (f"**Share of the bound** (a copy of the batch; {SCREENS_LABEL}, the runs of the table above): {x(n8, 'fft-one-block-large', '% memcpy'):.1f}% at "
             f"N = {n8}, {x(n16, 'fft-one-block-large', '% memcpy'):.1f}% at {n16} (chapter 35's four-step "
             f"{x(n8, 'fft-tuned', '% memcpy'):.1f}% and {x(n16, 'fft-tuned', '% memcpy'):.1f}%; cuFFT "
             f"{x(n8, 'cufft', '% memcpy'):.1f}% and {x(n16, 'cufft', '% memcpy'):.1f}%). {verdict} At {n16} cuFFT "
