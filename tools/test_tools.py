@@ -5,6 +5,7 @@ ncu and meson (tools/fixtures/fake_*.py). No GPU needed. Run: python3 tools/test
 
 import contextlib
 import copy
+import io
 import csv
 import json
 import os
@@ -21,7 +22,7 @@ TOOLS = Path(__file__).resolve().parent
 FIXTURES = TOOLS / "fixtures"
 sys.path.insert(0, str(TOOLS))
 
-from tutkit import bootstrap, common, ncu, results, sanitize, testlog, tour  # noqa: E402
+from tutkit import bootstrap, buildlog, common, ncu, results, sanitize, testlog, tour  # noqa: E402
 from tutkit.common import ToolError  # noqa: E402
 
 
@@ -1082,6 +1083,59 @@ class CheckSummaryTest(unittest.TestCase):
             out = subprocess.run([sys.executable, "-B", "-c", code, str(log), "5", "6"], cwd=TOOLS.parent,
                                  capture_output=True, text=True, check=True).stdout
             self.assertEqual(out.splitlines()[-1], last)
+
+
+class BuildLogTest(unittest.TestCase):
+    """tools/check's build step (tools/tutkit/buildlog.py): the log keeps everything, the screen gets the first
+    failed step's errors and one last line naming the target and the meson in use."""
+
+    def fake_ninja(self, fixture, rc):
+        script = Path(tempfile.mkdtemp()) / "ninja"
+        script.write_text(f"#!/bin/sh\ncat '{FIXTURES / fixture}'\nexit {rc}\n")
+        script.chmod(0o755)
+        return str(script)
+
+    def run_build(self, fixture, rc):
+        log_path = Path(tempfile.mkdtemp()) / "meson-logs" / "build.log"
+        out, err = io.StringIO(), io.StringIO()
+        status = buildlog.run([self.fake_ninja(fixture, rc)], str(log_path), "1.0.1", out=out, err=err)
+        return status, out.getvalue(), err.getvalue(), log_path
+
+    def test_failed_target_names(self):
+        self.assertEqual(buildlog.failed_target("chapters/05-x/05-x.p/main.cu.o"), "chapters/05-x/05-x")
+        self.assertEqual(buildlog.failed_target("chapters/16-x/lib16-x-units.a.p/main.cu.o"), "chapters/16-x/16-x-units")
+        self.assertEqual(buildlog.failed_target("chapters/16-x/16-x "), "chapters/16-x/16-x")
+
+    def test_link_failure_of_old_meson(self):
+        # The failure meson 1.0.1 gave before programs linked their main as an object (issue 37), verbatim.
+        status, out, err, log_path = self.run_build("ninja-meson-1.0.1-link-failure.txt", 1)
+        self.assertEqual(status, 1)
+        lines = err.splitlines()
+        self.assertEqual(lines[-1], "tools/check: build failed at chapters/16-scan-decoupled-lookback-tuned/"
+                                    f"16-scan-decoupled-lookback-tuned (meson 1.0.1); full log: {log_path}")
+        self.assertIn("  nvcc fatal   : No input files specified; use option --help for more information", lines)
+        self.assertFalse(any(l.lstrip().startswith("nvcc  -o") for l in lines))  # not the command line
+        self.assertNotIn("Compiling", out + err)  # the steps stay in the log
+        self.assertEqual(log_path.read_text(), (FIXTURES / "ninja-meson-1.0.1-link-failure.txt").read_text())
+
+    def test_compile_failure_shows_the_first_errors(self):
+        status, _, err, _ = self.run_build("ninja-compile-failure.txt", 1)
+        lines = err.splitlines()
+        self.assertEqual(status, 1)
+        self.assertIn("build failed at chapters/05-scan-baseline/05-scan-baseline and 1 more (meson 1.0.1)", lines[-1])
+        self.assertEqual(lines[1], "  ../chapters/05-scan-baseline/scan_baseline.cuh(41): error: identifier "
+                                   "\"undefined_name\" is undefined")
+        self.assertFalse(any("06-scan-shared-memory/main.cu(3)" in l for l in lines))  # only the first failure
+        self.assertLessEqual(len(lines), buildlog.SHOWN_ERROR_LINES + 2)
+
+    def test_success_is_one_line(self):
+        status, out, err, log_path = self.run_build("ninja-compile-failure.txt", 0)
+        self.assertEqual((status, err), (0, ""))
+        # Not a terminal: a progress line once a minute and at the last step (this log stops at 3 of 9), then done.
+        self.assertEqual(out.splitlines(), [f"tools/check: built (9 steps, 0 s; log: {log_path})"])
+
+    def test_tools_check_uses_it(self):
+        self.assertIn("tools/tutkit/buildlog.py --log", (TOOLS / "check").read_text())
 
 
 # ---- sanitize -----------------------------------------------------------------------------------
