@@ -37,6 +37,7 @@
 #include <string>
 
 #include "../36-fft-one-block-large/fft_one_block_large.cuh"  // chapter 36's stage and, through it, chapter 35's
+#include "cluster_residency.hpp"
 #include "cuda_check.cuh"
 #include "dispatch.hpp"
 
@@ -231,13 +232,6 @@ cudaLaunchConfig_t launch_config(long long batch, cudaStream_t stream, cudaLaunc
   config.numAttrs = 1;
   return config;
 }
-
-// What set-up found for one configuration at one length on one device.
-struct Residency {
-  bool ready = false;       // set up on this device
-  bool fits = false;        // clusters and shared memory: false runs chapter 35's four-step
-  int active_clusters = 0;  // cudaOccupancyMaxActiveClusters: clusters resident at once on the GPU
-};
 
 // One configuration of the kernel at the lengths 2^kFrom .. 2^kTo of 32768 and 65536 (only those kernels are
 // built: a shape whose registers spill at one length leaves it out). Its per-device state is written by

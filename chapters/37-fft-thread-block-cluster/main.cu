@@ -12,6 +12,9 @@
 #include "fft_thread_block_cluster.cuh"
 #include "report.hpp"
 
+using fft_cluster::ClusterResidency;
+std::vector<ClusterResidency> cluster_residencies();
+
 namespace {
 namespace cluster = fft_cluster;
 
@@ -23,29 +26,23 @@ tut::fft::FftVariant candidate(const std::string& name, const std::string& descr
           cluster::setup_fft_cluster, Config::launch, "", true};
 }
 
-// After the table: how many clusters of each configuration the GPU holds at once (cudaOccupancyMaxActiveClusters,
-// queried by set-up), and what that is in blocks per SM.
+// After the table: how many clusters of each configuration the GPU holds at once (cluster_residencies()), and
+// what that is in blocks per SM.
 void residency_summary(std::ostream& os, const tut::DeviceInfo& info, const tut::Options&,
                        const std::vector<tut::Result>&) {
   std::vector<std::vector<std::string>> rows;
-  cluster::for_each_configuration([&](const char* name, auto config) {
-    using Config = decltype(config);
-    for (int log2n : {cluster::kFirstLog2n, cluster::kLastLog2n}) {
-      const cluster::Residency& r = Config::residency(log2n);
-      if (!r.ready) continue;
-      const bool big = log2n == cluster::kLastLog2n;
-      const int c = big ? Config::template Plan<65536>::C : Config::template Plan<32768>::C;
-      const int threads = big ? Config::template Plan<65536>::kThreads : Config::template Plan<32768>::kThreads;
-      const std::size_t bytes =
-          big ? Config::template Plan<65536>::kSharedBytes : Config::template Plan<32768>::kSharedBytes;
-      const double per_sm = info.sm_count > 0 ? static_cast<double>(r.active_clusters) * c / info.sm_count : 0.0;
-      char per_sm_text[32];
-      std::snprintf(per_sm_text, sizeof per_sm_text, "%.2f", per_sm);
-      rows.push_back({name, std::to_string(1 << log2n), std::to_string(c), std::to_string(threads),
-                      std::to_string(bytes / 1024), r.fits ? std::to_string(r.active_clusters) : "four-step",
-                      r.fits ? per_sm_text : "-"});
-    }
-  });
+  for (const ClusterResidency& r : cluster_residencies()) {
+    if (!r.residency.ready) continue;
+    const double per_sm =
+        info.sm_count > 0 ? static_cast<double>(r.residency.active_clusters) * r.blocks_per_cluster / info.sm_count
+                          : 0.0;
+    char per_sm_text[32];
+    std::snprintf(per_sm_text, sizeof per_sm_text, "%.2f", per_sm);
+    rows.push_back({r.name, std::to_string(1 << r.log2n), std::to_string(r.blocks_per_cluster),
+                    std::to_string(r.threads_per_block), std::to_string(r.shared_bytes_per_block / 1024),
+                    r.residency.fits ? std::to_string(r.residency.active_clusters) : "four-step",
+                    r.residency.fits ? per_sm_text : "-"});
+  }
   if (rows.empty()) return;
   os << "\nClusters resident at once (cudaOccupancyMaxActiveClusters), " << info.sm_count << " SMs:\n";
   tut::write_text_table(os, {"configuration", "N", "blocks/cluster", "threads/block", "KiB/block", "clusters",
@@ -54,6 +51,28 @@ void residency_summary(std::ostream& os, const tut::DeviceInfo& info, const tut:
 }
 
 }  // namespace
+
+// Every configuration at every length it is built for: its shape and what set-up found on the current device
+// (cudaOccupancyMaxActiveClusters; not ready before setup_fft_cluster()). The summary prints it; the test checks it.
+std::vector<ClusterResidency> cluster_residencies() {
+  std::vector<ClusterResidency> out;
+  cluster::for_each_configuration([&](const char* name, auto config) {
+    using Config = decltype(config);
+    for (int log2n = Config::kMinLog2n; log2n <= Config::kMaxLog2n; ++log2n) {
+      const bool big = log2n == cluster::kLastLog2n;
+      ClusterResidency r;
+      r.name = name;
+      r.log2n = log2n;
+      r.residency = Config::residency(log2n);
+      r.blocks_per_cluster = big ? Config::template Plan<65536>::C : Config::template Plan<32768>::C;
+      r.threads_per_block = big ? Config::template Plan<65536>::kThreads : Config::template Plan<32768>::kThreads;
+      r.shared_bytes_per_block =
+          big ? Config::template Plan<65536>::kSharedBytes : Config::template Plan<32768>::kSharedBytes;
+      out.push_back(r);
+    }
+  });
+  return out;
+}
 
 // The stage first, then chapter 36's stage and the launch-shape candidates (on demand; N = 32768 and 65536 only).
 std::vector<tut::fft::FftVariant> cluster_variants() {

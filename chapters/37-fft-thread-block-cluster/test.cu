@@ -2,19 +2,41 @@
 // chapter 36's stage up to 16384, the cluster kernel at 32768 and 65536, chapter 35's four-step above; batches 1,
 // 3, 133; known transforms; the command line), every launch-shape candidate at N = 32768 and 65536 with a larger
 // batch too, the residency set-up found, and the lengths the cluster kernel must refuse.
-#define TUT_CHAPTER_NO_MAIN
-#include "main.cu"
-
+#include <stdexcept>
+#include <string>
 #include <vector>
 
+#include "cluster_residency.hpp"
+#include "cuda_check.cuh"
 #include "device.cuh"
 #include "device_buffer.cuh"
 #include "fft_testing.cuh"
+
+// From main.cu, compiled once into the chapter's library: the test reaches the kernels through these and
+// compiles none of them itself.
+tut::ChapterSpec chapter_spec();
+std::vector<tut::fft::FftVariant> cluster_variants_set_up();  // the stage, chapter 36's stage, the candidates
+std::vector<fft_cluster::ClusterResidency> cluster_residencies();
 
 // cluster_variants_set_up() runs the one-time set-up (opt-ins, occupancy) before the tests launch directly.
 TUT_FFT_CHAPTER_TESTS(chapter_spec(), {cluster_variants_set_up().front()})
 
 namespace {
+constexpr int kFirstLog2n = 15, kLastLog2n = 16;  // the lengths the cluster kernel handles (32768, 65536)
+
+bool gpu_has_clusters() {
+  int device = 0, yes = 0;
+  TUT_CUDA_CHECK(cudaGetDevice(&device));
+  TUT_CUDA_CHECK(cudaDeviceGetAttribute(&yes, cudaDevAttrClusterLaunch, device));
+  return yes != 0;
+}
+
+const tut::fft::FftVariant& variant_named(const std::vector<tut::fft::FftVariant>& variants, const char* name) {
+  for (const auto& v : variants)
+    if (v.name == name) return v;
+  throw std::logic_error(std::string("37: no variant named ") + name);
+}
+
 // Batches at the cluster lengths: the shared 1, 3, 133, and one of about 2^24 elements (513 and 257 signals:
 // more clusters than a GPU holds at once, so clusters start as others finish), capped under a sanitizer.
 std::vector<long long> cluster_batches(int log2n) {
@@ -28,7 +50,7 @@ TEST_CASE("37: the stage and every candidate match the CPU double FFT at N = 327
   tut::require_supported_gpu();
   const auto variants = cluster_variants_set_up();
   for (const auto& v : variants)
-    for (int log2n = fft_cluster::kFirstLog2n; log2n <= fft_cluster::kLastLog2n; ++log2n) {
+    for (int log2n = kFirstLog2n; log2n <= kLastLog2n; ++log2n) {
       if (!tut::fft::supports(v, log2n)) continue;
       for (long long batch : cluster_batches(log2n)) tut::fft::testing::check_random(v, log2n, batch);
       tut::fft::testing::check_known_transforms(v, log2n);
@@ -37,32 +59,32 @@ TEST_CASE("37: the stage and every candidate match the CPU double FFT at N = 327
 
 TEST_CASE("37: on a GPU with clusters every configuration runs as clusters, at least one resident") {
   tut::require_supported_gpu();
-  fft_cluster::setup_fft_cluster();
-  if (!fft_cluster::clusters_supported()) {
+  cluster_variants_set_up();  // main.cu's set-up (a call of the header's would compile every kernel here again)
+  if (!gpu_has_clusters()) {
     MESSAGE("no thread-block clusters on this GPU: the four-step fallback is what the other cases test");
     return;
   }
-  fft_cluster::for_each_configuration([](const char* name, auto config) {
-    using Config = decltype(config);
-    for (int log2n = Config::kMinLog2n; log2n <= Config::kMaxLog2n; ++log2n) {
-      const fft_cluster::Residency& r = Config::residency(log2n);
-      INFO(name << " at N = 2^" << log2n);
-      CHECK(r.ready);
-      CHECK(r.fits);  // every configuration's block fits in sm_90's 227 KiB
-      CHECK(r.active_clusters >= 1);
-    }
-  });
+  const auto rows = cluster_residencies();
+  CHECK(rows.size() == 6);  // the stage at 32768 and at 65536, c4, c8-e32, c8-split at both
+  for (const auto& r : rows) {
+    INFO(r.name << " at N = 2^" << r.log2n);
+    CHECK(r.residency.ready);
+    CHECK(r.residency.fits);  // every configuration's block fits in sm_90's 227 KiB
+    CHECK(r.residency.active_clusters >= 1);
+  }
 }
 
 TEST_CASE("37: each cluster kernel refuses the lengths it was not built for, the stage those outside 8 .. 2^20") {
   tut::require_supported_gpu();
-  fft_cluster::setup_fft_cluster();
+  const auto variants = cluster_variants_set_up();
   tut::DeviceBuffer<float2> in(1 << 17), out(1 << 17);
+  // The candidates are the cluster launch of other shapes: c4 is built for 32768 only, c8-split for both lengths.
   for (int log2n : {3, 14, 16, 17})
-    CHECK_THROWS_AS(fft_cluster::StageShort::launch(in.data(), out.data(), log2n, 1, nullptr, 0), std::invalid_argument);
-  for (int log2n : {3, 14, 15, 17})
-    CHECK_THROWS_AS(fft_cluster::StageLong::launch(in.data(), out.data(), log2n, 1, nullptr, 0), std::invalid_argument);
-  for (int log2n : {2, 21})
-    CHECK_THROWS_AS(fft_cluster::fft_thread_block_cluster(in.data(), out.data(), log2n, 1, nullptr, 0),
+    CHECK_THROWS_AS(variant_named(variants, "c4").launch(in.data(), out.data(), log2n, 1, nullptr, 0),
                     std::invalid_argument);
+  for (int log2n : {3, 14, 17})
+    CHECK_THROWS_AS(variant_named(variants, "c8-split").launch(in.data(), out.data(), log2n, 1, nullptr, 0),
+                    std::invalid_argument);
+  for (int log2n : {2, 21})
+    CHECK_THROWS_AS(variants.front().launch(in.data(), out.data(), log2n, 1, nullptr, 0), std::invalid_argument);
 }
