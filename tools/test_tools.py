@@ -1137,6 +1137,30 @@ class BuildLogTest(unittest.TestCase):
     def test_tools_check_uses_it(self):
         self.assertIn("tools/tutkit/buildlog.py --log", (TOOLS / "check").read_text())
 
+    def test_tour_ends_a_failed_build_with_the_same_line(self):
+        # tools/tour's build (ensure_built) with stand-ins for meson 1.0.1 and ninja whose build fails as meson
+        # 1.0.1's did: the last line names the target and the meson version, after the error itself.
+        bin_dir = Path(tempfile.mkdtemp())
+        (bin_dir / "meson").write_text("#!/bin/sh\necho 1.0.1\n")
+        (bin_dir / "ninja").write_text(
+            "#!/bin/sh\ncase \"$*\" in *'-t targets'*) echo 'chapters/16-scan-decoupled-lookback-tuned/"
+            "16-scan-decoupled-lookback-tuned: cuda_LINKER'; exit 0;; esac\n"
+            f"cat '{FIXTURES / 'ninja-meson-1.0.1-link-failure.txt'}'\nexit 1\n")
+        for f in ("meson", "ninja"):
+            (bin_dir / f).chmod(0o755)
+        build = Path(tempfile.mkdtemp())
+        (build / "build.ninja").write_text("")
+        env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+        with mock.patch.object(tour.bootstrap, "ensure", return_value=env):
+            status, out, err = call(lambda argv: tour.ensure_built(build, ["16-scan-decoupled-lookback-tuned"]), [])
+        self.assertEqual(status, 1)
+        lines = err.splitlines()
+        # (run_main names the program it runs in: "tour" from tools/tour)
+        self.assertTrue(lines[-1].endswith(": error: build failed at chapters/16-scan-decoupled-lookback-tuned/"
+                                           f"16-scan-decoupled-lookback-tuned (meson 1.0.1); full log: "
+                                           f"{build}/meson-logs/build.log"), lines[-1])
+        self.assertIn("  nvcc fatal   : No input files specified; use option --help for more information", lines)
+
 
 # ---- sanitize -----------------------------------------------------------------------------------
 

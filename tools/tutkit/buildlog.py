@@ -31,6 +31,9 @@ def failed_target(outputs):
     return first
 
 
+last_summary = None  # the one-line summary of the last failed run()
+
+
 class BuildLog:
     """Reads ninja's output a line at a time: counts the steps and keeps the failed steps' lines."""
 
@@ -79,8 +82,10 @@ def summary_line(tool, log, meson_version, log_path):
     return f"{tool}: {where} (meson {meson_version}); full log: {log_path}"
 
 
-def run(command, log_path, meson_version, tool="tools/check", out=sys.stdout, err=sys.stderr):
-    """Runs the build; returns its exit status."""
+def run(command, log_path, meson_version, tool="tools/check", out=sys.stdout, err=sys.stderr, env=None,
+        print_summary=True):
+    """Runs the build; returns its exit status. A failed build prints its first errors and then, unless
+    print_summary is False (the caller ends with that line itself: last_summary), the one-line summary."""
     os.makedirs(os.path.dirname(log_path) or ".", exist_ok=True)
     log = BuildLog()
     tty = out.isatty()
@@ -89,7 +94,7 @@ def run(command, log_path, meson_version, tool="tools/check", out=sys.stdout, er
     with open(log_path, "w", encoding="utf-8", errors="replace") as log_file:
         try:
             proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                    errors="replace", bufsize=1)
+                                    errors="replace", bufsize=1, env=env)
         except OSError as e:
             print(f"{tool}: could not run {command[0]}: {e.strerror} (meson {meson_version})", file=err)
             return 127
@@ -116,7 +121,10 @@ def run(command, log_path, meson_version, tool="tools/check", out=sys.stdout, er
             print(f"{tool}: the first failed step, {log.failures[0][0]}, printed:", file=err)
             for ln in lines:
                 print("  " + ln, file=err)
-        print(summary_line(tool, log, meson_version, log_path), file=err)
+        global last_summary
+        last_summary = summary_line(tool, log, meson_version, log_path)
+        if print_summary:
+            print(last_summary, file=err)
     else:
         out.write(f"{tool}: built ({log.total} steps, {time.monotonic() - start:.0f} s; log: {log_path})\n"
                   if log.total else f"{tool}: nothing to rebuild\n")

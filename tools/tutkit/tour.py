@@ -12,7 +12,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from . import bootstrap
+from . import bootstrap, buildlog
 from .common import (INSTALL_HINTS, REPO_ROOT, ArgumentParser, ToolError, chapter_number,
                      find_programs, fmt_num, fmt_ratio, fmt_us,
                      format_size, format_table, machine_metadata, meson_command, note, parse_size, ratio,
@@ -72,8 +72,18 @@ def ensure_built(build_dir, chapters=None, setup_args=(), quiet=False):
         cmd = [*meson, "compile", "-C", str(build)]
     if not quiet:
         note("building: " + shlex.join([Path(cmd[0]).name, *cmd[1:]]))
-    if subprocess.run(cmd, env=env, stdout=out, stderr=out).returncode != 0:
-        raise ToolError("the build failed (see the compiler output above)", status=1)
+    # The whole output goes to a log; the screen gets progress and, on a failure, the first errors and one line.
+    meson_version = None
+    if meson:
+        try:
+            meson_version = subprocess.run([*meson, "--version"], capture_output=True, text=True, env=env,
+                                           timeout=60).stdout.strip() or None
+        except (OSError, subprocess.SubprocessError):
+            pass
+    log_path = build / "meson-logs" / "build.log"
+    if buildlog.run(cmd, str(log_path), meson_version or "unknown", tool="tour", out=out, err=out, env=env,
+                    print_summary=False) != 0:
+        raise ToolError(buildlog.last_summary.split(": ", 1)[1], status=1)
 
 
 def _source_chapters():
