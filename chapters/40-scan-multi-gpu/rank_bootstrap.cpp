@@ -177,7 +177,7 @@ Record base_record(const std::string& kind, const std::string& nonce, const Rank
 
 // An ack's reason, or "" when rank `me` can join rank 0's offer.
 std::string why_not_join(const RendezvousRequest& q, const Record& offer) {
-  if (!q.local_problem.empty()) return q.local_problem;
+  if (!q.local_problem.empty()) return who(q.me) + ": " + q.local_problem;
   if (offer.world != q.me.world_size)
     return who(q.me) + ": world size " + std::to_string(q.me.world_size) + " but rank 0's is " +
            std::to_string(offer.world);
@@ -595,7 +595,7 @@ void Watchdog::progress(const std::string& step) {
 }
 
 // ---- the launcher ------------------------------------------------------------------------------------
-int launch_ranks(const std::string& program, const std::vector<std::string>& args, int ranks) {
+int launch_ranks(const std::string& program, const std::vector<std::string>& argv_in, int ranks) {
   const char* tmpdir = std::getenv("TMPDIR");
   std::string dir = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/tut40-ranks-XXXXXX";
   std::vector<char> dir_buf(dir.begin(), dir.end());
@@ -617,8 +617,7 @@ int launch_ranks(const std::string& program, const std::vector<std::string>& arg
       setenv("TUT_LOCAL_RANK", std::to_string(r).c_str(), 1);
       setenv("TUT_RENDEZVOUS", ("file:" + path).c_str(), 1);
       std::vector<char*> argv;
-      argv.push_back(const_cast<char*>(program.c_str()));
-      for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      for (const std::string& a : argv_in) argv.push_back(const_cast<char*>(a.c_str()));
       argv.push_back(nullptr);
       execv(program.c_str(), argv.data());
       std::fprintf(stderr, "rank %d: cannot start %s: %s\n", r, program.c_str(), std::strerror(errno));

@@ -78,7 +78,7 @@ using UniqueId = std::array<unsigned char, 128>;  // sizeof(ncclUniqueId)
 struct RendezvousRequest {
   RankEnv me;
   std::string agreement;      // what every rank must have equal to rank 0's (the options): compared as text
-  std::string local_problem;  // empty: this rank can join; else why not (one line)
+  std::string local_problem;  // empty: this rank can join; else why not (one line; the rank is named for it)
   double timeout_s = 60.0;    // every rank ends within this (plus a poll interval) whatever the others do
   std::function<UniqueId()> make_id;  // rank 0 only, called once its own problem is empty
 };
@@ -122,9 +122,10 @@ class Watchdog {
   State* state_;
 };
 
-// The launcher convenience (--ranks N): starts `ranks` copies of `program` with `args`, each with TUT_RANK,
+// The launcher convenience (--ranks N): starts `ranks` copies of `program` with `argv` (argv[0] first), each
+// with TUT_RANK,
 // TUT_WORLD_SIZE, TUT_LOCAL_RANK and a fresh file rendezvous in $TMPDIR set, waits for all of them, removes
 // the rendezvous files, and returns the worst exit status (a rank killed by a signal: 1, and one line).
-int launch_ranks(const std::string& program, const std::vector<std::string>& args, int ranks);
+int launch_ranks(const std::string& program, const std::vector<std::string>& argv, int ranks);
 
 }  // namespace scan_multi_gpu::ranks

@@ -139,7 +139,19 @@ struct Shard {
   std::uint32_t* total = nullptr;        // device, 1 word: this shard's sum (what it sends)
   std::uint32_t* totals = nullptr;       // device, P words: every shard's sum (what it receives)
   std::uint32_t* totals_host = nullptr;  // pinned host, P words: `totals` read back for the carry
+  // Where this shard sits among all P (the rank form holds one shard of P in each process): its index and P.
+  // -1 and 0: a vector of shards is all of them, in order (the one-process form).
+  int index = -1;
+  int shard_count = 0;
 };
+
+// Shard p of `shards` among all of them, and their number P: the vector's own when its shards say nothing.
+inline int global_index(const std::vector<Shard>& shards, std::size_t p) {
+  return shards[p].index >= 0 ? shards[p].index : static_cast<int>(p);
+}
+inline int shard_count_of(const std::vector<Shard>& shards) {
+  return !shards.empty() && shards[0].shard_count > 0 ? shards[0].shard_count : static_cast<int>(shards.size());
+}
 
 // Workspace bytes a shard of `count` elements needs (the larger of the reduce's and either scan's).
 inline std::size_t shard_workspace_bytes(std::size_t count) {
@@ -195,6 +207,21 @@ class NcclAllGather final : public TotalsExchange {
   const NcclCommunicators& comms_;
 };
 
+// The rank form's exchange: this process's one rank of a communicator made by ncclCommInitRank (rank_form.cuh)
+// with the other processes. One call per process, so no group.
+class NcclRankAllGather final : public TotalsExchange {
+ public:
+  explicit NcclRankAllGather(ncclComm_t comm) : comm_(comm) {}
+  void enqueue(const std::vector<Shard>& shards) override {
+    if (shards.size() != 1) throw std::logic_error("NcclRankAllGather: one shard per rank");
+    TUT_CUDA_CHECK(cudaSetDevice(shards[0].device));
+    TUT_NCCL_CHECK(ncclAllGather(shards[0].total, shards[0].totals, 1, ncclUint32, comm_, shards[0].stream));
+  }
+
+ private:
+  ncclComm_t comm_;
+};
+
 // Collective-free stand-in: P x P one-word copies, each ordered after the reduce of the shard it reads (an
 // event). Works for shards on one device (where NCCL cannot run two ranks) and, through unified addressing,
 // across devices; used to test the shard and carry logic at any P on one GPU.
@@ -229,10 +256,11 @@ class DeviceGather final : public TotalsExchange {
 };
 
 // ---- The three steps ----------------------------------------------------------------------------------------
-// Step 1 on every shard but the last (nothing comes after it, so its total is never needed; its `total`
-// word is whatever the caller left there: zero it once at setup).
+// Step 1 on every shard but the last of all P (nothing comes after it, so its total is never needed; its
+// `total` word is whatever the caller left there: zero it once at setup).
 inline void enqueue_shard_totals(const std::vector<Shard>& shards) {
-  for (std::size_t p = 0; p + 1 < shards.size(); ++p) {
+  for (std::size_t p = 0; p < shards.size(); ++p) {
+    if (global_index(shards, p) + 1 >= shard_count_of(shards)) continue;
     const Shard& s = shards[p];
     TUT_CUDA_CHECK(cudaSetDevice(s.device));
     reduce_shard(s.in, s.count, s.total, s.workspace, s.workspace_bytes, s.stream);
@@ -243,7 +271,7 @@ inline void enqueue_shard_totals(const std::vector<Shard>& shards) {
 inline void enqueue_totals_download(const std::vector<Shard>& shards) {
   for (const Shard& s : shards) {
     TUT_CUDA_CHECK(cudaSetDevice(s.device));
-    TUT_CUDA_CHECK(cudaMemcpyAsync(s.totals_host, s.totals, shards.size() * sizeof(std::uint32_t),
+    TUT_CUDA_CHECK(cudaMemcpyAsync(s.totals_host, s.totals, shard_count_of(shards) * sizeof(std::uint32_t),
                                    cudaMemcpyDeviceToHost, s.stream));
   }
 }
@@ -266,16 +294,17 @@ inline void scan_shards_with_carries(const std::vector<Shard>& shards, BeforeSca
     TUT_CUDA_CHECK(cudaSetDevice(s.device));
     TUT_CUDA_CHECK(cudaStreamSynchronize(s.stream));
     before_scan(p);
-    scan_with_carry(which, s.in, s.out, s.count, s.workspace, s.stream, carry_of(s, static_cast<int>(p)));
+    scan_with_carry(which, s.in, s.out, s.count, s.workspace, s.stream, carry_of(s, global_index(shards, p)));
   }
 }
 
 // The whole scan over the shards (in order: shard 0 holds the first elements), each shard's with `which`.
-// Returns with every shard's scan enqueued on its stream; the caller synchronises. One shard: the single-pass
-// scan alone, carry 0.
+// Returns with every shard's scan enqueued on its stream; the caller synchronises. One shard of one: the
+// single-pass scan alone, carry 0. In the rank form `shards` is this process's one shard of P, and `exchange`
+// its rank's all-gather: the same three steps.
 inline void inclusive_scan(const std::vector<Shard>& shards, TotalsExchange& exchange,
                            ShardScan which = ShardScan::kLandingZone) {
-  if (shards.size() == 1) {
+  if (shard_count_of(shards) == 1) {
     const Shard& s = shards[0];
     TUT_CUDA_CHECK(cudaSetDevice(s.device));
     scan_with_carry(which, s.in, s.out, s.count, s.workspace, s.stream, 0);
