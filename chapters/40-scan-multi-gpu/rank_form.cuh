@@ -28,7 +28,12 @@ namespace multi_gpu_program::rank_form {
 namespace mg = scan_multi_gpu;
 namespace rk = scan_multi_gpu::ranks;
 
-const char* const kRankSuffix = "-ranks";  // the rank form's rows: scan-multi-gpu-ranks, ...-copy-bound-ranks
+// The rank form's rows: the stage's and chapter 18's per-shard scan, each on one GPU per process.
+const char* const kRankStage = "scan-multi-gpu-ranks";
+const char* const kRankCopyBoundStage = "scan-multi-gpu-copy-bound-ranks";
+const char* rank_row_of(mg::ShardScan which) {
+  return which == mg::ShardScan::kLandingZone ? kRankStage : kRankCopyBoundStage;
+}
 
 // One rank's communicator (NCCL's thin part): ncclCommInitRank with the id every rank received.
 class RankCommunicator {
@@ -284,12 +289,10 @@ std::vector<mg::ShardScan> selected_scans(const tut::Options& opt) {
   };
   const bool all = named("all");
   for (const std::string& v : opt.variants)
-    if (v != "all" && v != kStage && v != kCopyBoundStage && v != std::string(kStage) + kRankSuffix &&
-        v != std::string(kCopyBoundStage) + kRankSuffix)
+    if (v != "all" && v != kStage && v != kCopyBoundStage && v != kRankStage && v != kRankCopyBoundStage)
       throw tut::UsageError("--variant " + v + ": the rank form runs " + kStage + " and " + kCopyBoundStage);
-  if (opt.variants.empty() || all || named(kStage) || named(std::string(kStage) + kRankSuffix))
-    scans.push_back(mg::ShardScan::kLandingZone);
-  if (all || named(kCopyBoundStage) || named(std::string(kCopyBoundStage) + kRankSuffix))
+  if (opt.variants.empty() || all || named(kStage) || named(kRankStage)) scans.push_back(mg::ShardScan::kLandingZone);
+  if (all || named(kCopyBoundStage) || named(kRankCopyBoundStage))
     scans.push_back(mg::ShardScan::kCopyBound);
   return scans;
 }
@@ -311,8 +314,8 @@ inline int run_rank(int argc, char** argv, const rk::RankEnv& me, const std::str
   try {
     st.opt = tut::parse_options(argc, argv, default_size, extra);
     if (st.opt.help || st.opt.list) {
-      if (me.rank == 0) std::cout << "the rank form runs scan-multi-gpu" << kRankSuffix << " (and "
-                                  << kCopyBoundStage << kRankSuffix << " with --variant all)\n";
+      if (me.rank == 0)
+        std::cout << "the rank form runs " << kRankStage << " (and " << kRankCopyBoundStage << " with --variant all)\n";
       return 0;
     }
     const tut::Options& opt = st.opt;
@@ -359,7 +362,7 @@ inline int run_rank(int argc, char** argv, const rk::RankEnv& me, const std::str
     for (mg::ShardScan which : scans) {
       tut::Result r;
       r.chapter = kChapter;
-      r.variant = std::string(stage_of(which)) + kRankSuffix;
+      r.variant = rank_row_of(which);
       r.n = n;
       r.bytes = 2.0 * static_cast<double>(n) * sizeof(std::int32_t);
       if (opt.check) {
