@@ -462,8 +462,12 @@ std::optional<RankEnv> rank_from_environment(const EnvLookup& env) {
     e.rank = parse_env_int(s.rank, rank, 0, kMaxRanks);
     if (e.rank >= e.world_size)
       throw RankUsageError(std::string(s.rank) + "=" + rank + " is not below " + s.size + "=" + size);
+    // TUT_LOCAL_RANK wins for any launcher (one that binds one GPU per task: TUT_LOCAL_RANK=0).
+    const char* tut_local = env("TUT_LOCAL_RANK");
     const char* local = env(s.local);
-    e.local_rank = local ? parse_env_int(s.local, local, 0, kMaxRanks) : e.rank;
+    e.local_rank = tut_local ? parse_env_int("TUT_LOCAL_RANK", tut_local, 0, kMaxRanks)
+                   : local   ? parse_env_int(s.local, local, 0, kMaxRanks)
+                             : e.rank;
     // Where the id travels.
     const std::string given = trimmed_env(env, "TUT_RENDEZVOUS");
     const std::string master = trimmed_env(env, "MASTER_ADDR"), port = trimmed_env(env, "MASTER_PORT");

@@ -67,6 +67,7 @@ struct RankEnv {
 //                                                         after the job (one host only)
 //   RANK, WORLD_SIZE [, LOCAL_RANK] (torchrun)            rendezvous: TUT_RENDEZVOUS, else tcp MASTER_ADDR,
 //                                                         MASTER_PORT + 1 (torchrun's own store holds MASTER_PORT)
+// TUT_LOCAL_RANK, where set, is the GPU with any launcher (0 where the launcher binds one GPU per task).
 // nullopt: none is set (the one-process form). Throws RankUsageError for a malformed or partial set.
 std::optional<RankEnv> rank_from_environment(const EnvLookup& env);
 

@@ -193,6 +193,10 @@ TEST_CASE("40 ranks: mpirun, srun and torchrun variables") {
   CHECK(slurm->rank == 3);
   CHECK(slurm->local_rank == 1);
   CHECK(slurm->rendezvous.text() == "tcp:n01:4000");
+  const auto bound = rk::rank_from_environment(env_of({{"SLURM_PROCID", "3"}, {"SLURM_NTASKS", "8"},
+                                                       {"SLURM_LOCALID", "1"}, {"TUT_LOCAL_RANK", "0"},
+                                                       {"TUT_RENDEZVOUS", "n01:4000"}}));
+  CHECK(bound->local_rank == 0);  // one GPU bound per task
   const auto torch = rk::rank_from_environment(env_of({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"LOCAL_RANK", "0"},
                                                        {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", "29500"}}));
   REQUIRE(torch.has_value());
