@@ -240,6 +240,17 @@ UniqueId file_rendezvous(const RendezvousRequest& q, Clock::time_point deadline)
     verdict.ok = why.empty();
     verdict.reason = why;
     write_whole(f.verdict, encode(verdict));
+    // A rank removes its ack once it has read the verdict: when every ack is gone (or after 2 s), no rank
+    // needs the records, and they go, so that a next run at this path finds none of them.
+    const auto grace = std::min(deadline, Clock::now() + std::chrono::seconds(2));
+    for (bool any = true; any && Clock::now() < grace;) {
+      any = false;
+      for (const auto& [r, a] : acks) any = any || read_whole(f.ack(r)).has_value();
+      if (any) std::this_thread::sleep_for(kPoll);
+    }
+    std::remove(f.offer.c_str());
+    std::remove(f.verdict.c_str());
+    for (int r = 1; r < me.world_size; ++r) std::remove(f.ack(r).c_str());
     if (!verdict.ok) fail(me, why);
     return offer.id;
   }
@@ -265,6 +276,7 @@ UniqueId file_rendezvous(const RendezvousRequest& q, Clock::time_point deadline)
       const auto vtext = read_whole(f.verdict);
       const auto verdict = vtext ? decode(*vtext) : std::nullopt;
       if (verdict && verdict->kind == "verdict" && verdict->nonce == offer->nonce) {
+        std::remove(f.ack(me.rank).c_str());  // read: rank 0 may remove the records
         if (!verdict->ok) fail(me, "rank 0 aborted: " + verdict->reason);
         if (me.rank >= offer->world)  // rank 0's world does not include this rank
           fail(me, "world size " + std::to_string(me.world_size) + " but rank 0's is " + std::to_string(offer->world));
@@ -560,6 +572,14 @@ UniqueId rendezvous(const RendezvousRequest& q) {
                                                                   : tcp_rendezvous(q, deadline);
 }
 
+void remove_rendezvous_files(const RankEnv& me) {
+  if (me.rank != 0 || me.rendezvous.kind != RendezvousAddress::Kind::kFile) return;
+  const std::string& path = me.rendezvous.path;
+  std::remove(path.c_str());
+  std::remove((path + ".verdict").c_str());
+  for (int r = 1; r < me.world_size; ++r) std::remove((path + ".ack" + std::to_string(r)).c_str());
+}
+
 // ---- the watchdog ------------------------------------------------------------------------------------
 struct Watchdog::State {
   std::mutex m;
@@ -644,9 +664,10 @@ int launch_ranks(const std::string& program, const std::vector<std::string>& arg
     if (code != 0 && (worst == 0 || code == 2)) worst = code;  // a usage error (2) wins over a failure (1)
   }
   // Whatever records the ranks left (an abort, a timeout), then the folder.
-  std::remove(path.c_str());
-  std::remove((path + ".verdict").c_str());
-  for (int r = 1; r < ranks; ++r) std::remove((path + ".ack" + std::to_string(r)).c_str());
+  RankEnv root;
+  root.world_size = ranks;
+  root.rendezvous.path = path;
+  remove_rendezvous_files(root);
   rmdir(dir.c_str());
   return worst;
 }

@@ -89,6 +89,10 @@ struct RendezvousRequest {
 // cause) on an abort, a timeout, a corrupt record, or this rank's own problem.
 UniqueId rendezvous(const RendezvousRequest& request);
 
+// Rank 0, once every rank has passed the rendezvous (inside ncclCommInitRank, which needs them all): removes
+// a file rendezvous's records (nothing for TCP).
+void remove_rendezvous_files(const RankEnv& me);
+
 // Messages, exposed for the tests. A record is one line:
 //   tut40-rendezvous v1 <kind> nonce=<16 hex> time=<unix ms> rank=<r> world=<P> status=<ok|abort> id=<256 hex>
 //   agreement=<hex of the text> reason=<hex of the text>

@@ -349,6 +349,7 @@ inline int run_rank(int argc, char** argv, const rk::RankEnv& me, const std::str
     st.step("ncclCommInitRank");
     TUT_CUDA_CHECK(cudaSetDevice(me.local_rank));
     st.comm = std::make_unique<RankCommunicator>(id, me.world_size, me.rank);
+    rk::remove_rendezvous_files(me);  // every rank is past the rendezvous: NCCL's set-up needed them all
     st.step("the set-up");
     st.set = std::make_unique<mg::ShardSet>(st.split, me.rank, std::vector<int>{me.local_rank});
     st.set->fill_random(opt.seed);

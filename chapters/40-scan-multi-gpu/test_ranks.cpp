@@ -262,6 +262,14 @@ TEST_CASE("40 ranks: 2 and 3 ranks meet through a file and through TCP, every ra
         CHECK_MESSAGE(o.ok, o.error);
         CHECK(o.id == test_id(42));
       }
+      rk::RankEnv root;
+      root.world_size = world;
+      root.rendezvous = rk::parse_rendezvous(address);
+      rk::remove_rendezvous_files(root);
+      if (root.rendezvous.kind == rk::RendezvousAddress::Kind::kFile) {
+        const std::filesystem::path dir = std::filesystem::path(root.rendezvous.path).parent_path();
+        CHECK(std::filesystem::is_empty(dir));  // the offer, the acks and the verdict are gone
+      }
     }
 }
 
@@ -302,7 +310,7 @@ TEST_CASE("40 ranks: a mismatched world size or options end every rank with one 
     for (const Outcome& o : meet(address, {{0, 3}, {1, 3}}, 1.0)) {
       CHECK_FALSE(o.ok);
       CHECK(one_line(o.error));
-      CHECK(o.seconds < 3.0);
+      CHECK(o.seconds < 4.0);
     }
   }
   // A rank outside rank 0's world never runs: it is refused (TCP, when it comes before rank 0 has decided: then
@@ -324,7 +332,7 @@ TEST_CASE("40 ranks: a rendezvous that never completes ends within its timeout")
       CHECK(out[0].error.find("timed out") != std::string::npos);
       CHECK(one_line(out[0].error));
       CHECK(out[0].seconds >= 0.45);
-      CHECK(out[0].seconds < 2.0);
+      CHECK(out[0].seconds < 3.0);  // the deadline and a poll interval, on a loaded machine
     }
 }
 
@@ -342,7 +350,7 @@ TEST_CASE("40 ranks: the watchdog fires after a silence, not while there is prog
   std::atomic<int> fired{0};
   std::string message;
   {
-    rk::Watchdog dog(0.3, [&](const std::string& m) {
+    rk::Watchdog dog(1.0, [&](const std::string& m) {
       message = m;
       ++fired;
     });
@@ -351,7 +359,7 @@ TEST_CASE("40 ranks: the watchdog fires after a silence, not while there is prog
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     CHECK(fired == 0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   }
   CHECK(fired >= 1);
   CHECK(message.find("step 9") != std::string::npos);
