@@ -56,7 +56,15 @@ std::vector<tut::ExtraOption> extra_options() {
           {"last-weight",
            "the last GPU's shard in percent of each other GPU's (100: even split; it does not reduce, so about "
            "(1 + reduce/scan time) x 100 balances)",
-           100, 1, 1000}};
+           100, 1, 1000},
+          {"ranks",
+           "one process per GPU: start this many ranks of this program, each with one shard (0: one process "
+           "drives every GPU)",
+           0, 0, 1024},
+          {"rank-timeout",
+           "the rank form: seconds within which the rendezvous, NCCL's set-up and every collective must progress, "
+           "else every rank ends with one line",
+           60, 1, 3600}};
 }
 
 double host_physical_bytes() {
@@ -517,6 +525,12 @@ void print_summary(std::ostream& os, const Plan& plan, const std::vector<tut::Re
   }
 }
 
+}  // namespace multi_gpu_program
+
+#include "rank_form.cuh"
+
+namespace multi_gpu_program {
+
 // The chapter: its variants are the GPU counts of this run (resolve), its summary the scaling report. The plan
 // is shared by resolve, the workload and the summary of one run.
 tut::ChapterSpec chapter_spec() {
@@ -552,7 +566,34 @@ tut::ChapterSpec chapter_spec() {
   return spec;
 }
 
-int run(int argc, char** argv) { return tut::run_chapter(argc, argv, chapter_spec()); }
+// The one-process form (the runner), or one rank of the rank form (a launcher's variables are set), or the
+// launcher of the rank form (--ranks N: N copies of this program, one per GPU, with those variables).
+int run(int argc, char** argv) {
+  const tut::ChapterSpec spec = chapter_spec();
+  const std::string program = argc > 0 ? argv[0] : kChapter;
+  try {
+    if (const auto me = scan_multi_gpu::ranks::rank_from_environment(scan_multi_gpu::ranks::process_environment()))
+      return rank_form::run_rank(argc, argv, *me, spec.default_size, spec.extra_options);
+    const tut::Options opt = tut::parse_options(argc, argv, spec.default_size, spec.extra_options);
+    const int ranks = static_cast<int>(opt.extra.at("ranks"));
+    if (ranks > 0 && !opt.help && !opt.list) {
+      if (opt.extra.at("gpus") != 0)
+        throw tut::UsageError("--ranks and --gpus: the rank form uses one GPU per rank (leave --gpus out)");
+      std::vector<std::string> args(argv, argv + argc);  // each rank sees --ranks but is a rank already
+      return scan_multi_gpu::ranks::launch_ranks("/proc/self/exe", args, ranks);
+    }
+  } catch (const tut::UsageError& e) {
+    std::cerr << program << ": error: " << e.what() << "\n";
+    return 2;
+  } catch (const scan_multi_gpu::ranks::RankUsageError& e) {
+    std::cerr << program << ": error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << program << ": error: " << e.what() << "\n";
+    return 1;
+  }
+  return tut::run_chapter(argc, argv, spec);
+}
 
 }  // namespace multi_gpu_program
 

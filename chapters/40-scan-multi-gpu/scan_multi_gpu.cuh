@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "cuda_check.cuh"
+#include "shard_plan.hpp"  // Split: which elements each shard (or rank) holds
 #include "scan_lookback_landing_zone.cuh"  // chapter 17: the single-pass scan with carry_in
 #include "../18-scan-any-type-copy-bound/scan_copy_bound.cuh"  // chapter 18: its int32-sum stage, with CarryIn
 
@@ -63,38 +64,7 @@ inline std::string nccl_version_text() {
   return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(code % 100);
 }
 
-// ---- The split --------------------------------------------------------------------------------------------
-// Shard p of P holds elements [shard_begin(p), shard_begin(p + 1)). Even split (last_weight = 100): n / P each,
-// and one more for the first n % P shards (so n < P leaves the last shards empty). The last GPU does not
-// reduce, so it can take more: last_weight is its shard in percent of each other shard's (the others split
-// the rest evenly as above).
-struct Split {
-  std::size_t n = 0;
-  int shards = 1;
-  int last_weight = 100;  // percent; 100: all shards equal
-
-  // Elements of the last shard: n * w / ((P - 1) * 100 + w), rounded down (all of n when P = 1).
-  std::size_t last_count() const {
-    if (shards == 1) return n;
-    if (last_weight == 100) return n / shards;  // the even split's last shard (it never gets the remainder)
-    const std::size_t weights = static_cast<std::size_t>(shards - 1) * 100 + static_cast<std::size_t>(last_weight);
-    return n / weights * last_weight + n % weights * last_weight / weights;  // no overflow for any n
-  }
-  std::size_t begin(int p) const {
-    if (p >= shards) return n;
-    const std::size_t head = n - last_count();  // the first P - 1 shards' elements
-    const int head_shards = shards > 1 ? shards - 1 : 1;
-    const std::size_t q = head / head_shards, r = head % head_shards;
-    const std::size_t up = static_cast<std::size_t>(p);
-    return q * up + (up < r ? up : r);
-  }
-  std::size_t count(int p) const { return begin(p + 1) - begin(p); }
-  // The largest shard (what each GPU must hold): shard 0 or the last.
-  std::size_t largest() const {
-    const std::size_t first = count(0), last = count(shards - 1);
-    return first > last ? first : last;
-  }
-};
+// ---- The split: Split, in shard_plan.hpp (plain C++: the rank form's host tests use it) -------------------
 
 // ---- Step 1: a shard's total (CUB's reduce, in uint32 so that the sum wraps) -----------------------------
 // 32-bit item counts below 2^31 (CUB's fastest path, as in scan_reference.cu), 64-bit beyond.
@@ -169,7 +139,19 @@ struct Shard {
   std::uint32_t* total = nullptr;        // device, 1 word: this shard's sum (what it sends)
   std::uint32_t* totals = nullptr;       // device, P words: every shard's sum (what it receives)
   std::uint32_t* totals_host = nullptr;  // pinned host, P words: `totals` read back for the carry
+  // Where this shard sits among all P (the rank form holds one shard of P in each process): its index and P.
+  // -1 and 0: a vector of shards is all of them, in order (the one-process form).
+  int index = -1;
+  int shard_count = 0;
 };
+
+// Shard p of `shards` among all of them, and their number P: the vector's own when its shards say nothing.
+inline int global_index(const std::vector<Shard>& shards, std::size_t p) {
+  return shards[p].index >= 0 ? shards[p].index : static_cast<int>(p);
+}
+inline int shard_count_of(const std::vector<Shard>& shards) {
+  return !shards.empty() && shards[0].shard_count > 0 ? shards[0].shard_count : static_cast<int>(shards.size());
+}
 
 // Workspace bytes a shard of `count` elements needs (the larger of the reduce's and either scan's).
 inline std::size_t shard_workspace_bytes(std::size_t count) {
@@ -225,6 +207,21 @@ class NcclAllGather final : public TotalsExchange {
   const NcclCommunicators& comms_;
 };
 
+// The rank form's exchange: this process's one rank of a communicator made by ncclCommInitRank (rank_form.cuh)
+// with the other processes. One call per process, so no group.
+class NcclRankAllGather final : public TotalsExchange {
+ public:
+  explicit NcclRankAllGather(ncclComm_t comm) : comm_(comm) {}
+  void enqueue(const std::vector<Shard>& shards) override {
+    if (shards.size() != 1) throw std::logic_error("NcclRankAllGather: one shard per rank");
+    TUT_CUDA_CHECK(cudaSetDevice(shards[0].device));
+    TUT_NCCL_CHECK(ncclAllGather(shards[0].total, shards[0].totals, 1, ncclUint32, comm_, shards[0].stream));
+  }
+
+ private:
+  ncclComm_t comm_;
+};
+
 // Collective-free stand-in: P x P one-word copies, each ordered after the reduce of the shard it reads (an
 // event). Works for shards on one device (where NCCL cannot run two ranks) and, through unified addressing,
 // across devices; used to test the shard and carry logic at any P on one GPU.
@@ -259,10 +256,11 @@ class DeviceGather final : public TotalsExchange {
 };
 
 // ---- The three steps ----------------------------------------------------------------------------------------
-// Step 1 on every shard but the last (nothing comes after it, so its total is never needed; its `total`
-// word is whatever the caller left there: zero it once at setup).
+// Step 1 on every shard but the last of all P (nothing comes after it, so its total is never needed; its
+// `total` word is whatever the caller left there: zero it once at setup).
 inline void enqueue_shard_totals(const std::vector<Shard>& shards) {
-  for (std::size_t p = 0; p + 1 < shards.size(); ++p) {
+  for (std::size_t p = 0; p < shards.size(); ++p) {
+    if (global_index(shards, p) + 1 >= shard_count_of(shards)) continue;
     const Shard& s = shards[p];
     TUT_CUDA_CHECK(cudaSetDevice(s.device));
     reduce_shard(s.in, s.count, s.total, s.workspace, s.workspace_bytes, s.stream);
@@ -273,7 +271,7 @@ inline void enqueue_shard_totals(const std::vector<Shard>& shards) {
 inline void enqueue_totals_download(const std::vector<Shard>& shards) {
   for (const Shard& s : shards) {
     TUT_CUDA_CHECK(cudaSetDevice(s.device));
-    TUT_CUDA_CHECK(cudaMemcpyAsync(s.totals_host, s.totals, shards.size() * sizeof(std::uint32_t),
+    TUT_CUDA_CHECK(cudaMemcpyAsync(s.totals_host, s.totals, shard_count_of(shards) * sizeof(std::uint32_t),
                                    cudaMemcpyDeviceToHost, s.stream));
   }
 }
@@ -296,16 +294,17 @@ inline void scan_shards_with_carries(const std::vector<Shard>& shards, BeforeSca
     TUT_CUDA_CHECK(cudaSetDevice(s.device));
     TUT_CUDA_CHECK(cudaStreamSynchronize(s.stream));
     before_scan(p);
-    scan_with_carry(which, s.in, s.out, s.count, s.workspace, s.stream, carry_of(s, static_cast<int>(p)));
+    scan_with_carry(which, s.in, s.out, s.count, s.workspace, s.stream, carry_of(s, global_index(shards, p)));
   }
 }
 
 // The whole scan over the shards (in order: shard 0 holds the first elements), each shard's with `which`.
-// Returns with every shard's scan enqueued on its stream; the caller synchronises. One shard: the single-pass
-// scan alone, carry 0.
+// Returns with every shard's scan enqueued on its stream; the caller synchronises. One shard of one: the
+// single-pass scan alone, carry 0. In the rank form `shards` is this process's one shard of P, and `exchange`
+// its rank's all-gather: the same three steps.
 inline void inclusive_scan(const std::vector<Shard>& shards, TotalsExchange& exchange,
                            ShardScan which = ShardScan::kLandingZone) {
-  if (shards.size() == 1) {
+  if (shard_count_of(shards) == 1) {
     const Shard& s = shards[0];
     TUT_CUDA_CHECK(cudaSetDevice(s.device));
     scan_with_carry(which, s.in, s.out, s.count, s.workspace, s.stream, 0);

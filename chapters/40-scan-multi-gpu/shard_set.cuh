@@ -8,6 +8,7 @@
 #include <climits>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -129,14 +130,22 @@ std::unique_ptr<T[], FreePinned> make_pinned(std::size_t count) {
 class ShardSet {
  public:
   ShardSet(std::size_t n, const std::vector<int>& devices, int last_weight = 100)
-      : split_{n, static_cast<int>(devices.size()), last_weight}, shards_(devices.size()), owned_(devices.size()) {
-    const int count = static_cast<int>(devices.size());
+      : ShardSet(Split{n, static_cast<int>(devices.size()), last_weight}, 0, devices) {}
+  // Shards first .. first + devices.size() - 1 of `split` only (the rank form: one process, one shard of P),
+  // shard first + p on devices[p]. Each receives all split.shards totals. The rest is the same code.
+  ShardSet(const Split& split, int first, const std::vector<int>& devices)
+      : split_(split), first_(first), shards_(devices.size()), owned_(devices.size()) {
+    if (first < 0 || first + static_cast<int>(devices.size()) > split.shards)
+      throw std::logic_error("ShardSet: shards past the split's");
+    const int count = split.shards;  // totals every shard receives
     tut::ScopedDevice caller;  // the caller's device is current again at the end
-    for (int p = 0; p < count; ++p) {
+    for (int p = 0; p < static_cast<int>(devices.size()); ++p) {
       Shard& s = shards_[p];
       Storage& o = owned_[p];
       s.device = devices[p];
-      s.count = split_.count(p);
+      s.index = first + p;
+      s.shard_count = count;
+      s.count = split_.count(first + p);
       TUT_CUDA_CHECK(cudaSetDevice(s.device));
       o.stream = OwnedStream::non_blocking();
       s.stream = o.stream.get();
@@ -164,7 +173,7 @@ class ShardSet {
   const std::vector<Shard>& shards() const { return shards_; }
   std::size_t n() const { return split_.n; }
   const Split& split() const { return split_; }
-  std::size_t begin_of(int p) const { return split_.begin(p); }
+  std::size_t begin_of(int p) const { return split_.begin(first_ + p); }  // p: a shard of this set
 
   // Element i of the whole array is element i of random_integers<int32_t>(n, seed).
   void fill_random(std::uint64_t seed) {
@@ -192,7 +201,7 @@ class ShardSet {
       TUT_CUDA_CHECK(cudaSetDevice(s.device));
       if (s.count) TUT_CUDA_CHECK(cudaMemsetAsync(s.out, tut::kPoisonByte, s.count * sizeof(std::int32_t), s.stream));
       TUT_CUDA_CHECK(cudaMemsetAsync(s.workspace, tut::kPoisonByte, s.workspace_bytes, s.stream));
-      TUT_CUDA_CHECK(cudaMemsetAsync(s.totals, tut::kPoisonByte, shards_.size() * sizeof(std::uint32_t), s.stream));
+      TUT_CUDA_CHECK(cudaMemsetAsync(s.totals, tut::kPoisonByte, split_.shards * sizeof(std::uint32_t), s.stream));
     }
     synchronize();
   }
@@ -215,9 +224,11 @@ class ShardSet {
   // and out[i] - out[i - 1] = in[i] for every i > 0 (uint32 arithmetic). Each GPU checks the steps inside its
   // shard; the host checks the steps across shard boundaries (the last output of the previous non-empty
   // shard against the first of the next). A different method from the scan's: no sums, no carries.
-  tut::CheckResult check_on_devices() const {
-    tut::CheckResult r;
-    std::uint32_t previous_last = 0;  // out[-1] := 0, so that out[0] = in[0]
+  tut::CheckResult check_on_devices() const { return check_on_devices(0); }
+  // The same for a set that starts past element 0 (the rank form): `previous_last` is the output just before
+  // this set's first element (the last output of the nearest earlier non-empty shard; 0 for none).
+  tut::CheckResult check_on_devices(std::uint32_t previous_last) const {
+    tut::CheckResult r;  // previous_last = out[-1] := 0 for the first shard, so that out[0] = in[0]
     for (std::size_t p = 0; p < shards_.size(); ++p) {
       const Shard& s = shards_[p];
       if (s.count == 0) continue;
@@ -259,6 +270,18 @@ class ShardSet {
     return r;
   }
 
+  // The last output of this set's last non-empty shard (false: every shard of this set is empty).
+  bool last_output(std::uint32_t& value) const {
+    for (std::size_t p = shards_.size(); p-- > 0;) {
+      const Shard& s = shards_[p];
+      if (s.count == 0) continue;
+      tut::ScopedDevice on(s.device);
+      TUT_CUDA_CHECK(cudaMemcpy(&value, s.out + s.count - 1, sizeof value, cudaMemcpyDeviceToHost));
+      return true;
+    }
+    return false;
+  }
+
   // Against a reference of all n elements on the host, shard by shard (one shard's output on the host at a time).
   tut::CheckResult check_against(const std::vector<std::int32_t>& expected) const {
     tut::CheckResult r;
@@ -288,6 +311,7 @@ class ShardSet {
   };
 
   Split split_;
+  int first_ = 0;  // this set's first shard among split_.shards
   std::vector<Shard> shards_;
   std::vector<Storage> owned_;
 };

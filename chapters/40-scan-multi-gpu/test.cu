@@ -7,8 +7,14 @@
 #define TUT_CHAPTER_NO_MAIN
 #include "main.cu"
 
+#include <sys/wait.h>
+
+#include <chrono>
 #include <climits>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -484,4 +490,119 @@ TEST_CASE("40: the program runs and checks itself; bad input exits 2") {
   CHECK(run_program({"--list", "--format", "json"}) == 0);
   CHECK(run_program({"--gpus", "-1"}) == 2);
   CHECK(run_program({"--weak", "2"}) == 2);
+}
+
+// ---- The rank form: the program itself, started as ranks (TUT_CH40_PROGRAM: meson gives its path) ---------
+namespace {
+
+struct Ran {
+  int rc = -1;
+  std::string output;  // stdout and stderr together
+  double seconds = 0;
+};
+
+// `command` through the shell, with its output.
+Ran run_shell(const std::string& command) {
+  Ran r;
+  const auto t0 = std::chrono::steady_clock::now();
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  char buf[4096];
+  for (std::size_t k; (k = fread(buf, 1, sizeof buf, pipe)) > 0;) r.output.append(buf, k);
+  const int status = pclose(pipe);
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+// The chapter's program, or empty (with a message) where meson did not say where it is.
+std::string program_path() {
+  const char* p = std::getenv("TUT_CH40_PROGRAM");
+  if (!p || !*p) MESSAGE("TUT_CH40_PROGRAM is not set (run through meson test): the rank form's cases skip");
+  return p ? p : "";
+}
+
+int count_of(const std::string& text, const std::string& what) {
+  int k = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++k;
+  return k;
+}
+
+}  // namespace
+
+TEST_CASE("40: the rank form on two GPUs (one process per GPU) checks ok at every test size, both shard scans") {
+  tut::require_supported_gpu();
+  if (skip_nccl_under_sanitizer()) return;
+  const std::string program = program_path();
+  if (program.empty()) return;
+  if (visible_gpus() < 2) {
+    MESSAGE("NOT RUN: the two-rank run needs two GPUs and " << visible_gpus() << " is visible");
+    return;
+  }
+  for (std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{1025}, 3 * kTile + 7,
+                          (std::uint64_t{1} << 24) + 5}) {
+    CAPTURE(n);
+    const Ran r = run_shell(program + " --ranks 2 --size " + std::to_string(n) +
+                            " --variant all --reps 2 --warmup 1 --format csv --rank-timeout 60");
+    INFO(r.output);
+    CHECK(r.rc == 0);
+    CHECK(count_of(r.output, "scan-multi-gpu-ranks") == 1);
+    CHECK(count_of(r.output, "scan-multi-gpu-copy-bound-ranks") == 1);
+    CHECK(count_of(r.output, ",ok") == 2);  // both rows' check column
+  }
+  // the table form, with an uneven split, and --weak
+  const Ran table = run_shell(program + " --ranks 2 --size 4097 --last-weight 142 --reps 2 --warmup 1");
+  INFO(table.output);
+  CHECK(table.rc == 0);
+  CHECK(table.output.find("% of bound") != std::string::npos);
+  CHECK(run_shell(program + " --ranks 2 --size 1000 --weak 1 --reps 2 --warmup 1").rc == 0);
+}
+
+TEST_CASE("40: the rank form's bad input ends every rank with one line and a non-zero exit, in bounded time") {
+  tut::require_supported_gpu();
+  if (skip_nccl_under_sanitizer()) return;
+  const std::string program = program_path();
+  if (program.empty()) return;
+  const int gpus = visible_gpus();
+  const std::string quick = " --size 1025 --reps 2 --warmup 1 --rank-timeout 5";
+  {  // one rank more than GPUs: that rank's GPU is missing; every rank says so and ends
+    const Ran r = run_shell(program + " --ranks " + std::to_string(gpus + 1) + quick);
+    INFO(r.output);
+    CHECK(r.rc == 1);
+    CHECK(count_of(r.output, "error:") == gpus + 1);
+    CHECK(count_of(r.output, "GPU " + std::to_string(gpus) + " missing") == gpus + 1);
+    CHECK(r.seconds < 30);
+  }
+  char dir_template[] = "/tmp/tut40-gpu-test-XXXXXX";
+  REQUIRE(mkdtemp(dir_template) != nullptr);
+  const std::string dir = dir_template;
+  {  // mismatched world sizes (both ranks use GPU 0: the rendezvous refuses before NCCL)
+    const Ran r = run_shell("(TUT_RANK=0 TUT_WORLD_SIZE=2 TUT_LOCAL_RANK=0 TUT_RENDEZVOUS=file:" + dir + "/w " +
+                            program + quick + " & TUT_RANK=1 TUT_WORLD_SIZE=3 TUT_LOCAL_RANK=0 TUT_RENDEZVOUS=file:" +
+                            dir + "/w " + program + quick + "; s=$?; wait $!; t=$?; [ $s -ne 0 ] && [ $t -ne 0 ])");
+    INFO(r.output);
+    CHECK(r.rc == 0);  // both ended non-zero
+    CHECK(count_of(r.output, "error:") == 2);
+    CHECK(count_of(r.output, "world size 3 but rank 0's is 2") == 2);
+    CHECK(r.seconds < 30);
+  }
+  {  // a rendezvous that never completes: rank 1 alone, over TCP on the loopback
+    const Ran r = run_shell("TUT_RANK=1 TUT_WORLD_SIZE=2 TUT_RENDEZVOUS=tcp:127.0.0.1:1 " + program + quick);
+    INFO(r.output);
+    CHECK(r.rc == 1);
+    CHECK(count_of(r.output, "error:") == 1);
+    CHECK(r.output.find("timed out") != std::string::npos);
+    CHECK(r.seconds < 15);
+  }
+  {  // a corrupt rendezvous file, then malformed variables (usage: exit 2)
+    std::ofstream(dir + "/corrupt") << "not a rendezvous record\n";
+    const Ran r = run_shell("TUT_RANK=1 TUT_WORLD_SIZE=2 TUT_RENDEZVOUS=" + dir + "/corrupt " + program + quick);
+    INFO(r.output);
+    CHECK(r.rc == 1);
+    CHECK(r.output.find("corrupt") != std::string::npos);
+    CHECK(run_shell("TUT_RANK=2 TUT_WORLD_SIZE=2 TUT_RENDEZVOUS=" + dir + "/x " + program + quick).rc == 2);
+    CHECK(run_shell("TUT_RANK=0 TUT_WORLD_SIZE=2 " + program + quick).rc == 2);
+    CHECK(run_shell(program + " --ranks 2 --gpus 2").rc == 2);
+  }
+  std::filesystem::remove_all(dir);
 }
