@@ -9,6 +9,7 @@
 //                                                   a3 (row group + 8, k 2 quad + 8 + {0,1})
 //   B 16 x 8 (k x n, "col"), 2 registers:           b0 (k 2 quad + {0,1}, n group), b1 (k + 8)
 //   C 16 x 8 FP32, 4 registers:                     c0, c1 (row group, n 2 quad + {0,1}), c2, c3 (row group + 8)
+// The index helpers are __host__ too: test_mma_layout.cu emulates a warp on the CPU with them.
 // ldmatrix .x4 loads four 8 x 8 matrices of 16-bit values: lanes 8 i ... 8 i + 7 give the addresses of matrix
 // i's 8 rows (16 bytes each), and register i of lane (4 group + quad) receives matrix i's row `group`,
 // elements 2 quad, 2 quad + 1: exactly an A or B register above when matrix i is that register's 8 x 8 block
@@ -29,7 +30,7 @@ namespace tut::gemm_tc {
 // distinct bank groups: no conflict, for ldmatrix and for the 16-byte stores of the copy alike.
 struct Swizzled32 {
   static constexpr int kRowElements = 32;
-  __device__ __forceinline__ int operator()(int row, int chunk) const {
+  __host__ __device__ __forceinline__ int operator()(int row, int chunk) const {
     return row * kRowElements + ((chunk ^ ((row >> 1) & 3)) << 3);
   }
 };
@@ -62,12 +63,12 @@ __device__ __forceinline__ void mma_bf16_16816(float (&d)[4], const std::uint32_
 
 // The lane's ldmatrix row for an A block of 16 rows x 16 k at (row0, k0), matrices in a0..a3 order:
 // lanes 0-15 rows 0-15 at k0, lanes 16-31 rows 0-15 at k0 + 8.
-__device__ __forceinline__ int a_ldmatrix_row(int lane) { return lane & 15; }
-__device__ __forceinline__ int a_ldmatrix_chunk(int lane) { return lane >> 4; }
+__host__ __device__ __forceinline__ int a_ldmatrix_row(int lane) { return lane & 15; }
+__host__ __device__ __forceinline__ int a_ldmatrix_chunk(int lane) { return lane >> 4; }
 // The lane's row for two B blocks of 8 n x 16 k at (n0, k0): registers r0, r1 = b0, b1 of n0 ... n0 + 7,
 // r2, r3 = b0, b1 of n0 + 8 ... n0 + 15: lanes 0-7 n 0-7 k 0, 8-15 n 0-7 k 8, 16-23 n 8-15 k 0, 24-31 n 8-15 k 8.
-__device__ __forceinline__ int b_ldmatrix_row(int lane) { return (lane & 7) + ((lane >> 4) << 3); }
-__device__ __forceinline__ int b_ldmatrix_chunk(int lane) { return (lane >> 3) & 1; }
+__host__ __device__ __forceinline__ int b_ldmatrix_row(int lane) { return (lane & 7) + ((lane >> 4) << 3); }
+__host__ __device__ __forceinline__ int b_ldmatrix_chunk(int lane) { return (lane >> 3) & 1; }
 
 // Writes one thread's FP32 accumulators of a 16 x 8 C tile at (row0, col0): rows row0 + group (+ 8), columns
 // col0 + 2 quad (+ 1), alpha acc + beta C (beta == 0: C not read), guarded at the matrix edge. `pairs`: C's
