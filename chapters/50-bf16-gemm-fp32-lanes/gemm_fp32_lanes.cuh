@@ -1,7 +1,7 @@
 // Chapter 50: the SGEMM ladder's register-tiled design (chapter 23's 2-D register tile) on BF16 inputs:
 // every operand is converted to FP32 on its way into shared memory and every multiply-add runs on the FP32
-// lanes. The baseline that shows the ceiling tensor cores remove: the lanes do 2 FLOP a clock each, 128 per
-// SM per clock on sm_80/sm_90, against 2048 (sm_80) or 4096 (sm_90) for the tensor cores.
+// lanes. The baseline that shows the ceiling tensor cores remove: the lanes do 2 FLOP a clock each, 128 FLOP
+// per SM per clock on sm_80 (64 lanes) and 256 on sm_90 (128 lanes), against 2048 and 4096 for the tensor cores.
 //
 // Layout (common/gemm_tc/tc_workload.cuh): A M x K, B N x K, both row-major BF16 (K-major); C M x N FP32.
 // A block of 256 threads computes a 128 x 128 tile of C, 8 x 8 per thread, over 16-deep K slices.
