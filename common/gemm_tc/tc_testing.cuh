@@ -181,4 +181,11 @@ inline void check_chapter_program(const ChapterSpec& spec, const std::vector<TcV
   }                                                                                                       \
   TEST_CASE("planted bugs: M + 1 rows hit C's guard, M - 1 rows leave the last, beta = 0 read as nonzero") { \
     tut::gemm_tc::testing::check_planted_bugs(VARIANTS);                                                  \
+  }                                                                                                       \
+  TEST_CASE("a GPU older than a stage needs is refused with one line (UsageError: exit 2)") {            \
+    tut::require_supported_gpu();                                                                         \
+    CHECK_THROWS_WITH_AS(tut::gemm_tc::require_compute_capability("stage", 990),                          \
+                         doctest::Contains("stage needs a GPU of compute capability 99.0 or newer"),      \
+                         tut::UsageError);                                                                \
+    for (const auto& v : VARIANTS) CHECK_NOTHROW(tut::gemm_tc::require_compute_capability(v.name, 75));  \
   }
