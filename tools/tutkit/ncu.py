@@ -41,6 +41,10 @@ M_L2_PCT = "lts__throughput.avg.pct_of_peak_sustained_elapsed"
 M_STALL_BARRIER = "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio"
 M_STALL_LONG_SB = "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"
 M_STALL_MIO = "smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio"
+# The tensor-core GEMM ladder (chapters 50-53): how busy the tensor pipe is (mma.sync and wmma run on its HMMA
+# part, sm_80+), and what starves it: shared-memory bank conflicts (ldmatrix), barrier, global and MIO stalls.
+M_TENSOR_PIPE = "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"
+M_STALL_SHORT_SB = "smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio"
 
 # Metric names valid on sm_70 and newer with ncu 2025; one list per question a chapter asks.
 PRESETS = {
@@ -53,6 +57,11 @@ PRESETS = {
     # the stages apart (barrier, waiting on global loads, shared-memory/MIO queue full). Not in "all".
     "sgemm": [M_TIME, M_FMA_PIPE, M_ISSUE, M_REGS, M_OCCUPANCY, M_GLD_SECTORS, M_GLD_REQUESTS, M_L2_PCT, M_DRAM_PCT,
               M_BANK_LD, M_BANK_ST, M_STALL_BARRIER, M_STALL_LONG_SB, M_STALL_MIO, M_INST],
+    # The tensor-core GEMM ladder (chapters 50-53): tensor pipe and FMA pipe (chapter 50's FP32 lanes), issue,
+    # registers and occupancy, bank conflicts, and the stalls (barrier, global loads, MIO queue, shared-memory
+    # results). Not in "all".
+    "tensor": [M_TIME, M_TENSOR_PIPE, M_FMA_PIPE, M_ISSUE, M_REGS, M_OCCUPANCY, M_BANK_LD, M_BANK_ST,
+               M_STALL_BARRIER, M_STALL_LONG_SB, M_STALL_MIO, M_STALL_SHORT_SB, M_L2_PCT, M_DRAM_PCT, M_INST],
     # The FFT ladder (chapters 30-39): DRAM traffic and throughput (a round trip per pass in chapter 31, one in
     # all from chapter 32), shared-memory bank conflicts of the exchanges between passes, barrier stalls, achieved
     # occupancy and registers. Not in "all".
@@ -105,6 +114,8 @@ COLUMNS = [
     ("stall barrier", [M_STALL_BARRIER], _scaled(M_STALL_BARRIER, 1.0), "inst-weighted", lambda v: fmt_num(v, 2)),
     ("stall long sb", [M_STALL_LONG_SB], _scaled(M_STALL_LONG_SB, 1.0), "inst-weighted", lambda v: fmt_num(v, 2)),
     ("stall mio", [M_STALL_MIO], _scaled(M_STALL_MIO, 1.0), "inst-weighted", lambda v: fmt_num(v, 2)),
+    ("tensor pipe %", [M_TENSOR_PIPE], _scaled(M_TENSOR_PIPE, 1.0), "weighted", lambda v: fmt_num(v, 1)),
+    ("stall short sb", [M_STALL_SHORT_SB], _scaled(M_STALL_SHORT_SB, 1.0), "inst-weighted", lambda v: fmt_num(v, 2)),
 ]
 
 PERMISSION_HELP = (
