@@ -25,11 +25,6 @@ using namespace tut::hopper;
 
 constexpr int kBoxCols = kBf16PerSwizzleRow;
 
-__device__ unsigned char* align_to_swizzle_atom(unsigned char* p) {
-  return reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(p) + kSwizzleAtomBytes - 1) &
-                                          ~std::uintptr_t(kSwizzleAtomBytes - 1));
-}
-
 // The box at (row, col) to out (box_rows x 64, row-major, unswizzled).
 __global__ void tma_box_kernel(const __grid_constant__ CUtensorMap map, int col, int row, int box_rows,
                                __nv_bfloat16* out) {
@@ -57,9 +52,10 @@ __global__ void tma_box_kernel(const __grid_constant__ CUtensorMap map, int col,
 #endif
 }
 
-// Cluster of 2: CTA 0 multicasts the box at (row, col) to both; CTA r writes it to out + r * box_rows * 64.
-__global__ void __cluster_dims__(2, 1, 1)
-    tma_multicast_kernel(const __grid_constant__ CUtensorMap map, int col, int row, int box_rows, __nv_bfloat16* out) {
+// One cluster of 2 CTAs (launched with a cluster attribute: __cluster_dims__ would not compile for sm_75): CTA 0
+// multicasts the box at (row, col) to both; CTA r writes it to out + r * box_rows * 64.
+__global__ void tma_multicast_kernel(const __grid_constant__ CUtensorMap map, int col, int row, int box_rows,
+                                     __nv_bfloat16* out) {
 #if TUT_SM90A_DEVICE_CODE
   using namespace tut::bulk_copy;
   namespace cg = cooperative_groups;
@@ -184,9 +180,19 @@ TEST_CASE("a multicast TMA box reaches both CTAs of a cluster") {
     tut::DeviceBuffer<__nv_bfloat16> out(2 * static_cast<std::size_t>(box.box_rows) * kBoxCols);
     out.label("boxes");
     TUT_CUDA_CHECK(cudaMemset(out.data(), 0xFF, out.bytes()));
-    tma_multicast_kernel<<<2, 128, shared_bytes(box.box_rows), 0>>>(map.map, box.col, box.row, box.box_rows,
-                                                                 out.data());
-    TUT_CHECK_LAUNCH();
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(2);
+    config.blockDim = dim3(128);
+    config.dynamicSmemBytes = shared_bytes(box.box_rows);
+    cudaLaunchAttribute cluster_launch[1];
+    cluster_launch[0].id = cudaLaunchAttributeClusterDimension;
+    cluster_launch[0].val.clusterDim.x = 2;
+    cluster_launch[0].val.clusterDim.y = 1;
+    cluster_launch[0].val.clusterDim.z = 1;
+    config.attrs = cluster_launch;
+    config.numAttrs = 1;
+    TUT_CUDA_CHECK(cudaLaunchKernelEx(&config, tma_multicast_kernel, map.map, box.col, box.row, box.box_rows,
+                                      out.data()));
     TUT_CUDA_CHECK(cudaDeviceSynchronize());
     CHECK(check_box(out.download(), 2, m, box.col, box.row, box.box_rows) == 0);
   }

@@ -31,8 +31,7 @@ __global__ void __launch_bounds__(128) wgmma_tile_kernel(const __nv_bfloat16* a,
                                                          int k) {
 #if TUT_SM90A_DEVICE_CODE
   extern __shared__ unsigned char shared_raw[];
-  unsigned char* shared = reinterpret_cast<unsigned char*>(
-      (reinterpret_cast<std::uintptr_t>(shared_raw) + kSwizzleAtomBytes - 1) & ~std::uintptr_t(kSwizzleAtomBytes - 1));
+  unsigned char* shared = align_to_swizzle_atom(shared_raw);
   const int k_blocks = (k + 63) / 64;
   // K-block kb of A: 64 rows x 128 bytes; then the K-blocks of B, N rows each.
   auto tile_a = [&](int kb) { return shared + kb * 64 * kSwizzleBytes; };

@@ -55,8 +55,7 @@ __global__ void __launch_bounds__(128) tma_wgmma_gemm_kernel(const __grid_consta
   __shared__ std::uint64_t empty[kStages];  // the warpgroup's wgmmas no longer read the stage: 128 arrivals
 
   // The stages: all A tiles, then all B tiles, each on a 1024-byte swizzle atom.
-  unsigned char* shared = reinterpret_cast<unsigned char*>(
-      (reinterpret_cast<std::uintptr_t>(shared_raw) + kSwizzleAtomBytes - 1) & ~std::uintptr_t(kSwizzleAtomBytes - 1));
+  unsigned char* shared = align_to_swizzle_atom(shared_raw);
   auto tile_a = [&](int s) { return shared + s * Shape::kTileABytes; };
   auto tile_b = [&](int s) { return shared + kStages * Shape::kTileABytes + s * Shape::kTileBBytes; };
 

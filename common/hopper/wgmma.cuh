@@ -3,6 +3,7 @@
 // 128-byte swizzled layout a TMA load with CU_TENSOR_MAP_SWIZZLE_128B writes (tma.cuh), FP32 accumulators.
 //
 //   swizzle_128b_offset(row, byte)       where byte `byte` of row `row` of a 128-byte-wide tile lies (bytes)
+//   align_to_swizzle_atom(p)             p rounded up to the 1024 bytes a swizzled tile must start on
 //   make_smem_descriptor_sw128(tile)     the 64-bit matrix descriptor of a K-major tile of 64 BF16 per row
 //   smem_descriptor_advance_k(d, k)      the descriptor of the same tile, k BF16 elements further along K
 //   wgmma_m64k16_bf16<N>(acc, da, db, accumulate)   acc(64 x N) (+)= A(64 x 16) * B(N x 16)^T, asynchronous
@@ -38,6 +39,13 @@ using tut::async_copy::shared_address;
 inline constexpr int kSwizzleBytes = 128;                     // one row of the tile
 inline constexpr int kSwizzleAtomBytes = 8 * kSwizzleBytes;   // 8 rows: the pattern repeats after this
 inline constexpr int kBf16PerSwizzleRow = kSwizzleBytes / 2;  // 64 BF16 along K per tile row
+
+// The first 1024-byte-aligned address at or after p (dynamic shared memory is only 16-byte aligned: allocate a
+// swizzle atom more than the tiles need).
+__device__ __forceinline__ unsigned char* align_to_swizzle_atom(unsigned char* p) {
+  return reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(p) + kSwizzleAtomBytes - 1) &
+                                          ~std::uintptr_t(kSwizzleAtomBytes - 1));
+}
 
 __host__ __device__ constexpr std::uint32_t swizzle_128b_offset(std::uint32_t row, std::uint32_t byte_in_row) {
   return row * kSwizzleBytes + ((((byte_in_row >> 4) ^ (row & 7)) << 4) | (byte_in_row & 15));
@@ -191,8 +199,10 @@ struct WgmmaBf16<256> {
           "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
           "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
           "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
-          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
-          "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]),
+          "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+          "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]),
+          "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
           "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
         : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 #else
