@@ -53,18 +53,22 @@ __global__ void tma_box_kernel(const __grid_constant__ CUtensorMap map, int col,
 }
 
 // One cluster of 2 CTAs (launched with a cluster attribute: __cluster_dims__ would not compile for sm_75): CTA 0
-// multicasts the box at (row, col) to both; CTA r writes it to out + r * box_rows * 64.
+// multicasts the box at (row, col) to both; CTA r writes it to out + r * box_rows * 64. Then both CTAs release the
+// box to CTA 0 with mbarrier_arrive_cluster() on CTA 0's `released` barrier (how chapter 57's consumers free a
+// multicast stage), and CTA 0 sets *released_seen once both arrivals came (a bounded wait: no hang if they don't).
 __global__ void tma_multicast_kernel(const __grid_constant__ CUtensorMap map, int col, int row, int box_rows,
-                                     __nv_bfloat16* out) {
+                                     __nv_bfloat16* out, int* released_seen) {
 #if TUT_SM90A_DEVICE_CODE
   using namespace tut::bulk_copy;
   namespace cg = cooperative_groups;
   cg::cluster_group cluster = cg::this_cluster();
   extern __shared__ unsigned char shared_raw[];
   __shared__ std::uint64_t full;
+  __shared__ std::uint64_t released;  // used in CTA 0 only: one arrival from each CTA of the cluster
   unsigned char* box = align_to_swizzle_atom(shared_raw);  // the same offset in both CTAs (same kernel, same layout)
   if (threadIdx.x == 0) {
     mbarrier_init(&full, 1);
+    mbarrier_init(&released, 2);
     fence_mbarrier_init();  // visible to the other CTA's copy (release at cluster scope)
   }
   cluster.sync();  // both barriers initialised before any byte may arrive
@@ -78,9 +82,16 @@ __global__ void tma_multicast_kernel(const __grid_constant__ CUtensorMap map, in
     const int r = i / kBoxCols, c = i % kBoxCols;
     out[rank * box_rows * kBoxCols + i] = *reinterpret_cast<const __nv_bfloat16*>(box + swizzle_128b_offset(r, c * 2));
   }
-  cluster.sync();  // no CTA leaves while the cluster's copy may still target it
+  __syncthreads();
+  if (threadIdx.x == 0) mbarrier_arrive_cluster(&released, 0);  // CTA 1's arrival crosses to CTA 0's shared memory
+  if (rank == 0 && threadIdx.x == 0) {
+    bool seen = false;
+    for (long tries = 0; tries < (1L << 22) && !seen; ++tries) seen = mbarrier_try_wait_parity(&released, 0);
+    *released_seen = seen ? 1 : 0;
+  }
+  cluster.sync();  // no CTA leaves while the cluster's copy or arrival may still target it
 #else
-  (void)map, (void)col, (void)row, (void)box_rows, (void)out;
+  (void)map, (void)col, (void)row, (void)box_rows, (void)out, (void)released_seen;
 #endif
 }
 
@@ -168,7 +179,7 @@ TEST_CASE("a 1 x 1 matrix (ld 8) loads as one element and zeros") {
   CHECK(check_box(out.download(), 1, m, 0, 0, 64) == 0);
 }
 
-TEST_CASE("a multicast TMA box reaches both CTAs of a cluster") {
+TEST_CASE("a multicast TMA box reaches both CTAs of a cluster, which release it to CTA 0") {
   testing::skip_unless_sm90a();
   const testing::Bf16Matrix m = testing::random_bf16_matrix(100, 72, 80, tut::testing::test_seed() + 3);
   tut::DeviceBuffer<__nv_bfloat16> matrix(m.bits);
@@ -191,10 +202,13 @@ TEST_CASE("a multicast TMA box reaches both CTAs of a cluster") {
     cluster_launch[0].val.clusterDim.z = 1;
     config.attrs = cluster_launch;
     config.numAttrs = 1;
+    tut::DeviceBuffer<int> released_seen(1);
+    TUT_CUDA_CHECK(cudaMemset(released_seen.data(), 0, sizeof(int)));
     TUT_CUDA_CHECK(cudaLaunchKernelEx(&config, tma_multicast_kernel, map.map, box.col, box.row, box.box_rows,
-                                      out.data()));
+                                      out.data(), released_seen.data()));
     TUT_CUDA_CHECK(cudaDeviceSynchronize());
     CHECK(check_box(out.download(), 2, m, box.col, box.row, box.box_rows) == 0);
+    CHECK_MESSAGE(released_seen.download()[0] == 1, "CTA 0's barrier did not get both CTAs' cluster arrivals");
   }
 }
 

@@ -12,6 +12,7 @@
 #include "device_buffer.cuh"
 #include "gpu_test.cuh"
 #include "hopper/hopper_testing.cuh"
+#include "hopper/warpgroup.cuh"
 #include "hopper/wgmma.cuh"
 
 namespace {
@@ -76,6 +77,21 @@ __global__ void __launch_bounds__(128) wgmma_tile_kernel(const __nv_bfloat16* a,
 #endif
 }
 
+// Three warpgroups: the first gives registers back (a producer's 40), the other two take them (consumers' 232),
+// then each thread writes its warpgroup's number + 1 and the number of its warp's lanes that got there.
+__global__ void __launch_bounds__(384, 1) setmaxnreg_kernel(int* out) {
+#if TUT_SM90A_DEVICE_CODE
+  const int wg = warpgroup_index();
+  if (wg == 0)
+    warpgroup_registers_decrease<40>();
+  else
+    warpgroup_registers_increase<232>();
+  out[threadIdx.x] = (wg + 1) * 100 + __popc(__activemask());
+#else
+  (void)out;
+#endif
+}
+
 template <int N>
 void check_tile(int k) {
   CAPTURE(N);
@@ -119,6 +135,18 @@ TEST_CASE("wgmma m64nNk16 from 128B-swizzled shared memory matches the CPU") {
     check_tile<128>(k);
     check_tile<256>(k);
   }
+}
+
+TEST_CASE("setmaxnreg: a producer warpgroup gives registers to two consumer warpgroups") {
+  testing::skip_unless_sm90a();
+  tut::DeviceBuffer<int> out(384);
+  out.label("out");
+  TUT_CUDA_CHECK(cudaMemset(out.data(), 0xFF, out.bytes()));
+  setmaxnreg_kernel<<<1, 384, 0, 0>>>(out.data());
+  TUT_CHECK_LAUNCH();
+  TUT_CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<int> got = out.download();
+  for (int t = 0; t < 384; ++t) REQUIRE(got[t] == (t / 128 + 1) * 100 + 32);
 }
 
 }  // namespace
