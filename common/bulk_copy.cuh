@@ -7,6 +7,8 @@
 //   mbarrier_arrive_expect_tx(b, bytes)   a phase's arrival, announcing the bytes the copy engine will deliver
 //   mbarrier_arrive(b)                    a plain arrival (a phase with no bytes to wait for)
 //   mbarrier_try_wait_parity(b, parity)   true once the phase with this parity has completed
+//   mbarrier_wait_parity(b, parity)       spins until then
+//   mbarrier_arrive_cluster(b, cta)       an arrival on the mbarrier at b's offset in cluster CTA `cta`
 //   bulk_copy_global_to_shared(d, s, bytes, b)   the copy; b's transaction count drops as the bytes land
 #pragma once
 
@@ -46,6 +48,22 @@ __device__ __forceinline__ bool mbarrier_try_wait_parity(std::uint64_t* barrier,
       : "r"(shared_address(barrier)), "r"(parity)
       : "memory");
   return done != 0;
+}
+__device__ __forceinline__ void mbarrier_wait_parity(std::uint64_t* barrier, unsigned parity) {
+  while (!mbarrier_try_wait_parity(barrier, parity)) {
+  }
+}
+// Release at cluster scope: how a consumer frees a stage that a multicast copy from another CTA of the cluster
+// fills (the same offset's mbarrier in CTA cta_rank, which may be the caller's own).
+__device__ __forceinline__ void mbarrier_arrive_cluster(std::uint64_t* barrier, unsigned cta_rank) {
+  asm volatile(
+      "{\n\t"
+      ".reg .b32 remote;\n\t"
+      "mapa.shared::cluster.u32 remote, %0, %1;\n\t"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n\t"
+      "}" ::"r"(shared_address(barrier)),
+      "r"(cta_rank)
+      : "memory");
 }
 // Copies `bytes` (a multiple of 16, both addresses 16-byte aligned) from global to shared memory.
 __device__ __forceinline__ void bulk_copy_global_to_shared(void* destination, const void* source, unsigned bytes,

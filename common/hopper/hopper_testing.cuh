@@ -1,0 +1,91 @@
+// Shared pieces of the Hopper block tests (test_*.cu here): the sm_90a skip, seeded BF16 matrices with poisoned
+// padding, and a CPU reference GEMM with its tolerance.
+#pragma once
+
+#include <cuda_bf16.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "arch.cuh"
+#include "gpu_test.cuh"
+
+namespace tut::hopper::testing {
+
+// Ends the test program with meson's SKIP status (77) and one line when its sm_90a kernels cannot run here
+// (a GPU other than sm_90, or a build without -Dgpu_archs=90): the other GPU tests' scaffolding already skips
+// without any GPU; this skips on the wrong one.
+inline void skip_unless_sm90a() {
+  if (const char* why = sm90a_unavailable_reason()) {
+    std::printf("SKIP: %s\n", why);
+    std::fflush(stdout);
+    std::exit(77);
+  }
+}
+
+// A rows x cols BF16 matrix with leading dimension ld: seeded uniform values in [lo, hi) rounded to BF16, and
+// NaN in the ld - cols padding of every row (which a correct kernel never reads: TMA stops at cols).
+struct Bf16Matrix {
+  int rows = 0, cols = 0, ld = 0;
+  std::vector<__nv_bfloat16> bits;  // rows * ld, for the device
+  std::vector<float> values;        // the same numbers as float, rows * ld (NaN in the padding)
+  float at(int r, int c) const { return values[static_cast<std::size_t>(r) * ld + c]; }
+};
+
+inline Bf16Matrix random_bf16_matrix(int rows, int cols, int ld, std::uint64_t seed, float lo = -1.0f,
+                                     float hi = 1.0f) {
+  Bf16Matrix m;
+  m.rows = rows, m.cols = cols, m.ld = ld;
+  m.bits.resize(static_cast<std::size_t>(rows) * ld);
+  m.values.resize(m.bits.size());
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < ld; ++c) {
+      const std::size_t i = static_cast<std::size_t>(r) * ld + c;
+      m.bits[i] = __float2bfloat16(c < cols ? dist(rng) : NAN);
+      m.values[i] = __bfloat162float(m.bits[i]);
+    }
+  return m;
+}
+
+// Checks c (m rows, leading dimension ldc) against A * B^T computed in double: every element finite and within
+// 8 * FP32 epsilon * sqrt(K) * sum_k |a_k b_k| of it (the products of BF16 numbers are exact in FP32; what
+// differs is the order and rounding of the sum), and the ldc - n gap of every row still holding poison_bits.
+// Returns the number of bad elements and reports the first few with doctest's CHECK.
+inline long long check_gemm(const std::vector<float>& c, int ldc, const Bf16Matrix& a, const Bf16Matrix& b,
+                            std::uint32_t poison_bits) {
+  const int m = a.rows, n = b.rows, k = a.cols;
+  const double slack = 8.0 * 1.1920929e-7 * std::sqrt(static_cast<double>(std::max(k, 1)));
+  long long bad = 0;
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < ldc; ++j) {
+      const float got = c[static_cast<std::size_t>(i) * ldc + j];
+      if (j >= n) {  // the gap between rows: never written
+        std::uint32_t got_bits;
+        std::memcpy(&got_bits, &got, 4);
+        if (got_bits != poison_bits && ++bad <= 5) CHECK_MESSAGE(false, "gap (", i, ", ", j, ") was written");
+        continue;
+      }
+      double ref = 0.0, magnitude = 0.0;
+      for (int kk = 0; kk < k; ++kk) {
+        const double p = static_cast<double>(a.at(i, kk)) * b.at(j, kk);
+        ref += p;
+        magnitude += std::fabs(p);
+      }
+      const double err = std::fabs(static_cast<double>(got) - ref);
+      if (!(err <= slack * magnitude + 1e-30) && ++bad <= 5)
+        CHECK_MESSAGE(false, "C(", i, ", ", j, ") = ", got, ", expected ", ref, " (M N K = ", m, " ", n, " ", k,
+                      ")");
+    }
+  }
+  return bad;
+}
+
+}  // namespace tut::hopper::testing
