@@ -18,6 +18,8 @@ Rules (each finding is one line `FILE:LINE: RULE: message`):
             renders; and every block has one of those generators (a block that none writes was typed by hand)
   stale     a link to a results file (docs/results/**.md or .json) in a paragraph that names a commit stands
             beside the commit that file holds (the last commit named before the link, else the first after) (otherwise the values it cites are only in git history)
+  map       the front page's chapter map (<!-- chapter-map: RESULTS.json --> ... <!-- /chapter-map -->): its
+            result column is what tools/tutkit/chapter_map.py writes from RESULTS (`tools/lint-docs --fill` writes it)
   screen    the first screen (first 40 lines) of a chapter README has: a "## " heading or a bold lead
             ("**...**") that carries the idea, a table (a "|---" separator line, or a measured block opening),
             and a named ncu metric (a backticked token with "__", e.g. `dram__bytes_read.sum`). Reported for
@@ -239,6 +241,7 @@ class Lint:
         self.check_issue(path, no_blocks)
         self.check_stale(path, no_blocks)
         self.check_measured(path, text)
+        self.check_chapter_map(path, text)
         if path.parent.parent == self.root / "chapters":
             self.check_variants(path, no_blocks)
             self.check_screen(path, text)
@@ -375,6 +378,18 @@ class Lint:
                 self.add(path, line, "measured", f"block {m.group('name')} differs from what tools/fill-measured "
                          f"writes from {cited.group('target')}")
 
+    def check_chapter_map(self, path, text):
+        from . import chapter_map
+        for m in chapter_map.BLOCK.finditer(text):
+            results = self.root / m.group("results")
+            if not results.is_file():
+                self.add(path, line_of(text, m.start()), "map", f"no such results file {m.group('results')}")
+                continue
+            want = chapter_map.render(m.group("body"), json.loads(results.read_text()))
+            if m.group("body") != want:
+                self.add(path, line_of(text, m.start()), "map", "the chapter map's result column differs from "
+                         f"what {m.group('results')} gives (tools/lint-docs --fill writes it)")
+
     def variants(self, chapter_dir):
         got = variants_from_build(chapter_dir, self.build) if self.build else None
         return got if got is not None else variants_from_source(chapter_dir, self.root)
@@ -449,9 +464,22 @@ def main(argv):
     ap.add_argument("--build", type=Path, help="build directory: take variant names from the programs' --list")
     ap.add_argument("--screen-done", type=Path, help=f"allow-list of chapters held to the first-screen rule "
                     f"(default: {SCREEN_DONE_FILE})")
+    ap.add_argument("--fill", action="store_true", help="first write the generated blocks that this lint owns (the "
+                    "chapter map of README.md) from their results files, then check")
     a = ap.parse_args(argv)
     if not (a.root / "chapters").is_dir():
         raise ToolError(f"{a.root} has no chapters/ folder")
+    if a.fill:
+        from . import chapter_map
+        for f in Lint(a.root).files():
+            text = f.read_text()
+            try:
+                new = chapter_map.fill(text, a.root)
+            except (OSError, ValueError) as e:
+                raise ToolError(f"{f}: cannot fill the chapter map: {e}")
+            if new != text:
+                f.write_text(new)
+                print(f"lint-docs: wrote the chapter map of {f.relative_to(a.root)}")
     lint = Lint(a.root, a.build, a.screen_done).run()
     for f, line, rule, msg in sorted(lint.findings):
         print(f"{f}:{line}: {rule}: {msg}")
