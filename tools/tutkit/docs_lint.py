@@ -571,8 +571,8 @@ def previous_chapter(chapter, chapters):
     want = PREVIOUS.get(num)
     if want:
         return next((c for c in chapters if c.startswith(want + "-")), None)
-    prev = f"{int(num) - 1:02d}-" + name.split("-")[0] + "-"
-    return next((c for c in chapters if c.startswith(prev)), None)
+    prev = f"{int(num) - 1:02d}-" + name.split("-")[0]
+    return next((c for c in chapters if c == prev or c.startswith(prev + "-")), None)
 
 
 def names_previous(lines, prev):
@@ -583,7 +583,7 @@ def names_previous(lines, prev):
         if not line.lstrip().startswith("|"):
             continue
         cells = [re.sub(r"[`*\\]", "", c).strip() for c in line.strip().strip("|").split("|")]
-        if any(c.startswith(variant) or re.match(rf"^{num}(?![\d.,])", c) or re.search(rf"\bchapter {num}\b", c)
+        if any(re.match(rf"^{re.escape(variant)}(?![\w-])", c) or re.match(rf"^{num}(?![\d.,])", c) or re.search(rf"\bchapter {num}\b", c)
                for c in cells):
             return True
     return False
