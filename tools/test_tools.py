@@ -289,6 +289,28 @@ class LadderSweepTest(unittest.TestCase):
         self.assertIn("x-sgemm.png", md)
 
 
+class TourOneChapterTest(unittest.TestCase):
+    """`tools/tour --chapters 01` (the front page's first command) builds only chapter 01's program: ninja is asked
+    for that one target, not for the whole project (a fake ninja lists the targets and records its calls)."""
+
+    def test_builds_only_the_chosen_chapter(self):
+        tmp = Path(tempfile.mkdtemp())
+        self.addCleanup(shutil.rmtree, tmp)
+        log = tmp / "ninja.log"
+        ninja = tmp / "ninja"
+        ninja.write_text("#!/bin/sh\necho \"$@\" >> " + str(log) + "\n"
+                         "if [ \"$3\" = -t ]; then\n  echo 'chapters/01-warp-divergence/01-warp-divergence: link'\n"
+                         "  echo 'chapters/05-scan-baseline/05-scan-baseline: link'\nfi\n")
+        ninja.chmod(0o755)
+        build = tmp / "build"
+        build.mkdir()
+        self.assertEqual(tour._program_targets(build, str(ninja), ["01-warp-divergence"]),
+                         ["chapters/01-warp-divergence/01-warp-divergence"])
+        # a chapter with no such target (a build configured before it was added): build everything
+        self.assertEqual(tour._program_targets(build, str(ninja), ["07-scan-block"]), [])
+        self.assertIn("-t targets all", log.read_text())
+
+
 class TourEndToEndTest(unittest.TestCase):
     def setUp(self):
         self.build = FakeBuild(["01-warp-divergence", "05-scan-baseline", "06-scan-shared-memory",
