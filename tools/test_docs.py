@@ -433,6 +433,32 @@ class ChapterMapTest(unittest.TestCase):
         self.assertEqual(got[5], "| 20 | [g](chapters/20/) | sgemm | 8.9% of FP32 peak, 0.12x cuBLAS |")
         self.assertEqual(got[6], "| 07 | [s](chapters/07/) | not run | not measured yet |")
 
+    def test_length_runs(self):
+        """36-38's cells come from a committed run at their own length, with the previous stage in the same table,
+        only when that run's GPU is the results file's."""
+        from tutkit import chapter_map
+        tmp = Path(tempfile.mkdtemp())
+        self.addCleanup(shutil.rmtree, tmp)
+        (tmp / "run.txt").write_text(textwrap.dedent("""\
+            36-fft-one-block-large: batched 1-D FFT
+            GPU 0: Fake GPU 80GB (compute capability 9.0, 132 SMs, 50.0 MiB L2, 79.2 GiB)
+
+            variant                 n  median ms  % memcpy  speed vs cufft  check
+            ---------------------------------------------------------------------
+            cudaMemcpy *         2^27     0.7196     100.0               -  -
+            fft-one-block-large  2^27     0.8000      90.0          0.925x  ok
+            fft-tuned            2^27      3.200      22.5          0.239x  ok
+            cufft *              2^27     0.7400      97.3          1.000x  ok
+            (* vendor reference)
+
+            N = 2^14, batch = 8192 signals
+            """))
+        self.assertEqual(chapter_map.length_run_cell("36-fft-one-block-large", "run.txt", "fft-tuned", "Fake GPU 80GB",
+                                                     tmp), "N = 2^14: 4.00x prev, 90.0% of copy, 0.93x cuFFT")
+        self.assertIsNone(chapter_map.length_run_cell("36-fft-one-block-large", "run.txt", "fft-tuned", "Other GPU", tmp))
+        self.assertIsNone(chapter_map.length_run_cell("36-fft-one-block-large", "none.txt", "fft-tuned", "Fake GPU 80GB",
+                                                      tmp))
+
     def test_lint_checks_and_fill_writes(self):
         repo = FixtureRepo()
         self.addCleanup(repo.close)

@@ -8,7 +8,8 @@ The first three columns are prose, kept as written. The last is written here fro
 names (the `stages` and `ladders` tables tools/results computed, and the programs' own rows): every ratio but
 "x prev" is from one process (the stage and its reference timed by the same program on the same data); "x prev"
 divides the previous chapter's time by this one's, two programs run one after the other by the same
-tools/results call at the same size. `tools/lint-docs --fill` writes the column; `tools/lint-docs` checks it.
+tools/results call at the same size, except for the chapters of LENGTH_RUNS (36-38), whose cell comes from a
+committed run at their own length that timed the previous stage in the same process. `tools/lint-docs --fill` writes the column; `tools/lint-docs` checks it.
 """
 
 import json
@@ -32,6 +33,14 @@ OTHER = {
     "40": ("40-scan-multi-gpu", "scan-multi-gpu", "copy"),
 }
 REF_LABEL = {"cub": "CUB", "cublas": "cuBLAS", "cufft": "cuFFT"}
+# Chapters whose own lengths are past the default run's N = 1024 (where they run chapter 35's kernel): their cell
+# comes from a committed `--variant all` run at their longest measured length, whose table has the previous stage in
+# the same process. Used only when that run's GPU is the results file's. (chapter: (capture, previous stage variant))
+LENGTH_RUNS = {
+    "36": ("docs/results/raw/2026-11-27-h100/screens-bbee8ca/c36-all-n16384.txt", "fft-tuned"),
+    "37": ("docs/results/raw/2026-11-27-h100/screens-bbee8ca/c37-all-n65536.txt", "fft-one-block-large"),
+    "38": ("docs/results/raw/2026-11-27-h100/screens-bbee8ca/c38-all-n1048576.txt", "fft-thread-block-cluster"),
+}
 
 
 def _x(v):
@@ -49,8 +58,51 @@ def _row(programs, chapter, variant):
     return None
 
 
-def headlines(results):
-    """{two-digit chapter number: the result cell} from one results JSON document (tools/results)."""
+def parse_program_table(text):
+    """(GPU name, N, {variant: {column: cell}}) from a chapter program's table output (the banner's 'GPU 0: NAME (',
+    the 'N = 2^K' line, and the rows under the header that starts with 'variant'; a reference's ' *' dropped)."""
+    gpu = re.search(r"^GPU \d+: (.+?) \(", text, re.M)
+    length = re.search(r"^N = (2\^\d+)", text, re.M)
+    rows, header = {}, None
+    for line in text.splitlines():
+        cells = re.split(r"\s{2,}", line.strip())
+        if cells[0] == "variant":
+            header = cells
+        elif header and line.startswith("-"):
+            continue
+        elif header and len(cells) == len(header):
+            rows[cells[0].rstrip(" *")] = dict(zip(header, cells))
+        elif header:
+            header = None
+    return (gpu.group(1) if gpu else None), (length.group(1) if length else None), rows
+
+
+def length_run_cell(chapter, capture, previous, gpu, root):
+    """The cell of CHAPTER from CAPTURE (see LENGTH_RUNS), or None when it is missing or from another GPU."""
+    path = Path(root) / capture
+    if not path.is_file():
+        return None
+    run_gpu, length, rows = parse_program_table(path.read_text())
+    stage, prev = rows.get(chapter.split("-", 1)[1]), rows.get(previous)
+    if run_gpu != gpu or stage is None:
+        return None
+    parts = []
+    try:
+        if prev is not None:
+            parts.append(f"{_x(float(prev['median ms']) / float(stage['median ms']))} prev")
+        parts.append(f"{_pct(float(stage['% memcpy']))} of copy")
+        ref = next((k for k in stage if k.startswith("speed vs ")), None)
+        if ref and stage[ref].endswith("x"):
+            name = ref[len("speed vs "):]
+            parts.append(f"{_x(float(stage[ref][:-1]))} {REF_LABEL.get(name, name)}")
+    except (KeyError, ValueError):
+        return None
+    return f"N = {length}: " + ", ".join(parts)
+
+
+def headlines(results, root=REPO_ROOT):
+    """{two-digit chapter number: the result cell} from one results JSON document (tools/results), and for the
+    chapters of LENGTH_RUNS their committed run at their own length."""
     out = {}
     for r in results.get("stages", {}).get("rows", []):
         if not r.get("ours_ms"):
@@ -76,7 +128,8 @@ def headlines(results):
                 parts.append(f"{_pct(r['pct_memcpy'])} of copy")
             if r.get("vs_ref"):
                 parts.append(f"{_x(r['vs_ref'])} {'cuBLAS' if key == 'sgemm' else 'cuFFT'}")
-            out[r["chapter"][:2]] = ", ".join(parts)
+            length = (r.get("options") or {}).get("length")
+            out[r["chapter"][:2]] = (f"N = {length}: " if key == "fft" and length else "") + ", ".join(parts)
     programs = {p["chapter"]: p.get("data") or {} for p in results.get("programs", [])}
     for num, (chapter, variant, kind) in OTHER.items():
         r = _row(programs, chapter, variant)
@@ -92,12 +145,18 @@ def headlines(results):
             parts.append(f"{_x(r['speed_vs_ref'])} {REF_LABEL.get(ref, '`' + ref + '`')}")
         if parts:
             out[num] = f"`{variant}`: " + ", ".join(parts)
+    gpu = (results.get("meta") or {}).get("gpu")
+    chapters = {p["chapter"][:2]: p["chapter"] for p in results.get("programs", [])}
+    for num, (capture, previous) in LENGTH_RUNS.items():
+        cell = length_run_cell(chapters.get(num, ""), capture, previous, gpu, root) if num in chapters else None
+        if cell:
+            out[num] = cell
     return out
 
 
-def render(body, results):
+def render(body, results, root=REPO_ROOT):
     """BODY (the map's table) with its last column written from RESULTS; the header names the GPU."""
-    cells = headlines(results)
+    cells = headlines(results, root)
     gpu = (results.get("meta") or {}).get("gpu") or "unknown GPU"
     lines = []
     for line in body.splitlines():
@@ -115,5 +174,5 @@ def fill(text, root=REPO_ROOT):
     """TEXT with every chapter-map block rewritten; raises FileNotFoundError for a missing results file."""
     def repl(m):
         results = json.loads((Path(root) / m.group("results")).read_text())
-        return f"<!-- chapter-map: {m.group('results')} -->\n{render(m.group('body'), results)}<!-- /chapter-map -->"
+        return f"<!-- chapter-map: {m.group('results')} -->\n{render(m.group('body'), results, root)}<!-- /chapter-map -->"
     return BLOCK.sub(repl, text)

@@ -431,7 +431,7 @@ class Lint:
             if not results.is_file():
                 self.add(path, line_of(text, m.start()), "map", f"no such results file {m.group('results')}")
                 continue
-            want = chapter_map.render(m.group("body"), json.loads(results.read_text()))
+            want = chapter_map.render(m.group("body"), json.loads(results.read_text()), self.root)
             if m.group("body") != want:
                 self.add(path, line_of(text, m.start()), "map", "the chapter map's result column differs from "
                          f"what {m.group('results')} gives (tools/lint-docs --fill writes it)")
