@@ -144,7 +144,7 @@ def headlines(results, root=REPO_ROOT):
             ref = r.get("ref_name") or "reference"
             parts.append(f"{_x(r['speed_vs_ref'])} {REF_LABEL.get(ref, '`' + ref + '`')}")
         if parts:
-            out[num] = f"`{variant}`: " + ", ".join(parts)
+            out[num] = f"`{variant}`{' on one GPU' if num == '40' else ''}: " + ", ".join(parts)
     gpu = (results.get("meta") or {}).get("gpu")
     chapters = {p["chapter"][:2]: p["chapter"] for p in results.get("programs", [])}
     for num, (capture, previous) in LENGTH_RUNS.items():
