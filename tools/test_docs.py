@@ -64,9 +64,11 @@ class ExtractorTest(unittest.TestCase):
         self.assertEqual(docs_lint.anchors("# A\n## A\n```\n# not\n```\n"), {"a", "a-1"})
 
 
+IDEA = ("The fake stage does one thing the previous chapter did not, and this sentence says what in enough words "
+        "to carry the idea.")
 CLEAN_README = """\
 # 99: a fake stage
-
+""" + IDEA + """
 ## The idea in one line
 
 | variant | GB/s |
@@ -120,7 +122,7 @@ class FixtureRepo:
                 candidate<Shape<128>>("fake-t128", "on demand"),
             });'''))
         (self.root / "chapters/98-other/main.cu").write_text('{"other-stage", "d"}\n')
-        (self.root / "chapters/98-other/README.md").write_text("# 98\n")
+        (self.root / "chapters/98-other/README.md").write_text("# 98\n\n" + IDEA + "\n")
         (self.root / "docs/harness.md").write_text("# Harness\n\n## Timing\n")
         self.results = self.root / "docs/results/fake.md"
         self.results.write_text(RESULTS_MD)
@@ -245,6 +247,54 @@ class RulesTest(unittest.TestCase):
         got = self.findings(text, done=["99-fake"])
         self.assertEqual([f[1] for f in got], ["screen"])
 
+    def test_opening_words_before_the_first_table(self):
+        self.assert_caught(self.plant(IDEA + "\n", "\n"), "opening", "0 words before the first table", 1)
+        long = " ".join(["word"] * (docs_lint.OPENING_WORDS[1] + 1))
+        self.assert_caught(self.plant(IDEA + "\n", long + "\n"), "opening", "201 words", 1)
+
+    def test_first_screen_word_limit(self):
+        many = ("Words that make the first screen long. " * 60).strip()
+        got = self.findings(self.plant("## More\n", "## More\n\n" + many + "\n"))
+        self.assertIn("words", [f[1] for f in got], got)
+        # past the first screen, words are free
+        text = self.clean.replace("## More\n", "## More\n" + "\n" * 40 + many + "\n", 1)
+        self.assertNotIn("words", [f[1] for f in self.findings(text)])
+
+    def test_project_targets(self):
+        self.assert_caught(self.plant("says why.", "says why; the target is met."), "target", "'target'", 10)
+        self.assert_caught(self.plant("says why.", "says why: goal met."), "target", "'goal'", 10)
+        for fine in ("says why: 12 divergent\nbranch targets.", "says why (CUDA 13's oldest target).",
+                     "says why. <!-- the targets: none -->"):
+            self.assertEqual(self.findings(self.plant("says why.", fine)), [], fine)
+
+    def test_previous_stage_named_in_a_first_screen_table(self):
+        """99-fake follows 98-fake in its ladder: its first screen's tables must name 98's stage (by its variant
+        name, or by number at the start of a cell)."""
+        prev = self.repo.root / "chapters/98-fake"
+        prev.mkdir()
+        (prev / "README.md").write_text("# 98\n\n" + IDEA + "\n")
+        (prev / "main.cu").write_text('{"fake", "the previous stage"}\n')
+        self.assert_caught(self.clean, "previous", "(98-fake)", 1)
+        self.assertEqual(self.findings(self.plant("| fake-stage | 1 |\n", "| fake-stage | 1 |\n| fake | 3 |\n")), [])
+        self.assertEqual(self.findings(self.plant("| fake-stage | 1 |\n", "| fake-stage | 1 |\n| 98 (four-step) | 3 |\n")), [])
+        # a number that only starts with 98 is not the chapter
+        self.assert_caught(self.plant("| fake-stage | 1 |\n", "| fake-stage | 1 |\n| 98.5 | 3 |\n"), "previous", "98-fake", 1)
+        self.assertEqual(docs_lint.previous_chapter("40-scan-multi-gpu", ["17-scan-x", "39-scan-y"]), "17-scan-x")
+        self.assertIsNone(docs_lint.previous_chapter("20-sgemm-naive", ["19-scan-z"]))
+
+    def test_known_exceptions_excuse_and_go_stale(self):
+        text = self.plant("says why.", "says why; the target is met.")
+        saved = docs_lint.KNOWN_EXCEPTIONS
+        docs_lint.KNOWN_EXCEPTIONS = {"target": {"99-fake": "reason"}, "words": {"98-other": "reason"}}
+        self.addCleanup(setattr, docs_lint, "KNOWN_EXCEPTIONS", saved)
+        self.repo.readme.write_text(text)
+        lint = self.repo.lint()
+        self.assertEqual(lint.findings, [])
+        self.assertIn(("target", "99-fake"), lint.excused)
+        self.assertEqual(lint.stale_exceptions(), [("words", "98-other")])
+        self.repo.readme.write_text(self.clean)
+        self.assertIn(("target", "99-fake"), self.repo.lint().stale_exceptions())
+
     def test_command_line_exit_status(self):
         cmd = [sys.executable, str(TOOLS / "lint-docs"), "--root", str(self.repo.root)]
         self.assertEqual(subprocess.run(cmd, capture_output=True).returncode, 0)
@@ -356,6 +406,80 @@ class ScreensTest(unittest.TestCase):
         hits = [f for f in self.repo.lint().findings if f[2] == "measured"]
         self.assertEqual(len(hits), 1, hits)
         self.assertIn("99-fake-screen", hits[0][3])
+
+
+class ChapterMapTest(unittest.TestCase):
+    """The front page's chapter map: its result column is written from a results JSON (tools/tutkit/chapter_map.py),
+    checked by the lint (rule 'map'), and written by tools/lint-docs --fill."""
+    RESULTS = {"meta": {"gpu": "Fake GPU 80GB"},
+               "stages": {"rows": [{"number": 5, "ours_ms": 2.0, "x_prev": None, "pct_memcpy": 40.24, "vs_cub": 0.0072},
+                                   {"number": 6, "ours_ms": 1.0, "x_prev": 2.0, "pct_memcpy": 80.5, "vs_cub": 1.13}]},
+               "ladders": {"sgemm": [{"chapter": "20-sgemm-naive", "ms": 3.0, "x_prev": None, "pct_peak": 8.9,
+                                      "vs_ref": 0.117}]},
+               "programs": [{"chapter": "03-vectorized-loads", "data": {"results": [
+                   {"variant": "int4", "pct_memcpy": 93.24, "speed_vs_ref": 0.93, "ref_name": "cudaMemcpy"}]}}]}
+    BODY = ("| # | chapter | what you learn | result |\n|---|---|---|---|\n"
+            "| 03 | [v](chapters/03/) | vector loads | |\n| 05 | [s](chapters/05/) | the scan | |\n"
+            "| 06 | [s](chapters/06/) | shared memory | |\n| 20 | [g](chapters/20/) | sgemm | |\n"
+            "| 07 | [s](chapters/07/) | not run | |\n")
+
+    def test_render(self):
+        from tutkit import chapter_map
+        got = chapter_map.render(self.BODY, self.RESULTS).splitlines()
+        self.assertEqual(got[0], "| # | chapter | what you learn | result on Fake GPU 80GB |")
+        self.assertEqual(got[2], "| 03 | [v](chapters/03/) | vector loads | `int4`: 93.2% of copy |")
+        self.assertEqual(got[3], "| 05 | [s](chapters/05/) | the scan | 40.2% of copy, 0.007x CUB |")
+        self.assertEqual(got[4], "| 06 | [s](chapters/06/) | shared memory | 2.00x prev, 80.5% of copy, 1.13x CUB |")
+        self.assertEqual(got[5], "| 20 | [g](chapters/20/) | sgemm | 8.9% of FP32 peak, 0.12x cuBLAS |")
+        self.assertEqual(got[6], "| 07 | [s](chapters/07/) | not run | not measured yet |")
+
+    def test_length_runs(self):
+        """36-38's cells come from a committed run at their own length, with the previous stage in the same table,
+        only when that run's GPU is the results file's."""
+        from tutkit import chapter_map
+        tmp = Path(tempfile.mkdtemp())
+        self.addCleanup(shutil.rmtree, tmp)
+        (tmp / "run.txt").write_text(textwrap.dedent("""\
+            36-fft-one-block-large: batched 1-D FFT
+            GPU 0: Fake GPU 80GB (compute capability 9.0, 132 SMs, 50.0 MiB L2, 79.2 GiB)
+
+            variant                 n  median ms  % memcpy  speed vs cufft  check
+            ---------------------------------------------------------------------
+            cudaMemcpy *         2^27     0.7196     100.0               -  -
+            fft-one-block-large  2^27     0.8000      90.0          0.925x  ok
+            fft-tuned            2^27      3.200      22.5          0.239x  ok
+            cufft *              2^27     0.7400      97.3          1.000x  ok
+            (* vendor reference)
+
+            N = 2^14, batch = 8192 signals
+            """))
+        self.assertEqual(chapter_map.length_run_cell("36-fft-one-block-large", "run.txt", "fft-tuned", "Fake GPU 80GB",
+                                                     tmp), "N = 2^14: 4.00x prev, 90.0% of copy, 0.93x cuFFT")
+        self.assertIsNone(chapter_map.length_run_cell("36-fft-one-block-large", "run.txt", "fft-tuned", "Other GPU", tmp))
+        self.assertIsNone(chapter_map.length_run_cell("36-fft-one-block-large", "none.txt", "fft-tuned", "Fake GPU 80GB",
+                                                      tmp))
+
+    def test_lint_checks_and_fill_writes(self):
+        repo = FixtureRepo()
+        self.addCleanup(repo.close)
+        for c in ("03", "05", "06", "07", "20"):
+            (repo.root / "chapters" / c).mkdir()
+        (repo.root / "docs/results/fake.json").write_text(json.dumps(self.RESULTS))
+        top = repo.root / "README.md"
+        top.write_text("# T\n\n<!-- chapter-map: docs/results/fake.json -->\n" + self.BODY + "<!-- /chapter-map -->\n")
+        self.assertEqual([f[2] for f in docs_lint.Lint(repo.root).run().findings], ["map"])
+        r = subprocess.run([sys.executable, str(TOOLS / "lint-docs"), "--root", str(repo.root), "--fill"],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("80.5% of copy", top.read_text())
+        self.assertEqual(docs_lint.Lint(repo.root).run().findings, [])
+        # a typed number in the column is caught
+        top.write_text(top.read_text().replace("80.5% of copy", "85.0% of copy"))
+        self.assertEqual([f[2] for f in docs_lint.Lint(repo.root).run().findings], ["map"])
+        # and a marker naming a missing results file
+        top.write_text(top.read_text().replace("fake.json", "none.json"))
+        self.assertTrue(any(f[2] == "map" and "no such results file" in f[3]
+                            for f in docs_lint.Lint(repo.root).run().findings))
 
 
 class RepositoryTest(unittest.TestCase):

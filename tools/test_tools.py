@@ -290,6 +290,64 @@ class LadderSweepTest(unittest.TestCase):
         self.assertIn("x-sgemm.png", md)
 
 
+class TourOneChapterTest(unittest.TestCase):
+    """`tools/tour --chapters 01` (the front page's first command) builds only chapter 01's program: ninja is asked
+    for that one target, not for the whole project (a fake ninja lists the targets and records its calls)."""
+
+    def test_builds_only_the_chosen_chapter(self):
+        tmp = Path(tempfile.mkdtemp())
+        self.addCleanup(shutil.rmtree, tmp)
+        log = tmp / "ninja.log"
+        ninja = tmp / "ninja"
+        ninja.write_text("#!/bin/sh\necho \"$@\" >> " + str(log) + "\n"
+                         "if [ \"$3\" = -t ]; then\n  echo 'chapters/01-warp-divergence/01-warp-divergence: link'\n"
+                         "  echo 'chapters/05-scan-baseline/05-scan-baseline: link'\nfi\n")
+        ninja.chmod(0o755)
+        build = tmp / "build"
+        build.mkdir()
+        self.assertEqual(tour._program_targets(build, str(ninja), ["01-warp-divergence"]),
+                         ["chapters/01-warp-divergence/01-warp-divergence"])
+        # a chapter with no such target (a build configured before it was added): build everything
+        self.assertEqual(tour._program_targets(build, str(ninja), ["07-scan-block"]), [])
+        self.assertIn("-t targets all", log.read_text())
+
+
+class MyGpuTest(unittest.TestCase):
+    """tools/my-gpu: tools/results, then tools/fill-measured on what it wrote, then the chapter map pointed at it and
+    filled (stand-ins record their command lines; the checkout is a temporary folder)."""
+
+    def test_runs_the_three_steps_in_order(self):
+        tmp = Path(tempfile.mkdtemp())
+        self.addCleanup(shutil.rmtree, tmp)
+        log = tmp / "calls.log"
+        tools = {}
+        for name, status in (("results", 1), ("fill", 0), ("lint", 1)):
+            script = tmp / name
+            script.write_text(f"#!/bin/sh\necho {name} \"$@\" >> {log}\nexit {status}\n")
+            script.chmod(0o755)
+            tools[name] = str(script)
+        (tmp / "README.md").write_text("x\n<!-- chapter-map: docs/results/nvidia-h100-80gb-hbm3.json -->\n| a |\n")
+        env = dict(os.environ, MY_GPU_RESULTS=tools["results"], MY_GPU_FILL=tools["fill"], MY_GPU_LINT=tools["lint"],
+                   MY_GPU_ROOT=str(tmp))
+        cmd = [str(TOOLS / "my-gpu")]
+        r = subprocess.run(cmd + ["--name", "rtx-4090", "--", "--chapters", "05"], env=env, capture_output=True,
+                           text=True)
+        self.assertEqual(r.returncode, 1, r.stderr)  # a program failed: said, the tables still filled
+        self.assertIn("a chapter program failed", r.stderr)
+        self.assertEqual(log.read_text().splitlines(), ["results --name rtx-4090 --chapters 05",
+                                                        "fill docs/results/rtx-4090.md", "lint --fill"])
+        self.assertIn("<!-- chapter-map: docs/results/rtx-4090.json -->", (tmp / "README.md").read_text())
+        log.unlink()
+        r = subprocess.run(cmd + ["--dry-run"], env=env, capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertFalse(log.exists())
+        self.assertIn("--name my-gpu --budget-ms 300 --no-sweeps", r.stderr)
+        for bad in (["--name", "Bad/Name"], ["--what"]):
+            r = subprocess.run(cmd + bad, env=env, capture_output=True, text=True)
+            self.assertEqual(r.returncode, 2, bad)
+            self.assertIn("usage: tools/my-gpu", r.stderr)
+
+
 class TourEndToEndTest(unittest.TestCase):
     def setUp(self):
         self.build = FakeBuild(["01-warp-divergence", "05-scan-baseline", "06-scan-shared-memory",

@@ -18,10 +18,23 @@ Rules (each finding is one line `FILE:LINE: RULE: message`):
             renders; and every block has one of those generators (a block that none writes was typed by hand)
   stale     a link to a results file (docs/results/**.md or .json) in a paragraph that names a commit stands
             beside the commit that file holds (the last commit named before the link, else the first after) (otherwise the values it cites are only in git history)
+  map       the front page's chapter map (<!-- chapter-map: RESULTS.json --> ... <!-- /chapter-map -->): its
+            result column is what tools/tutkit/chapter_map.py writes from RESULTS (`tools/lint-docs --fill` writes it)
   screen    the first screen (first 40 lines) of a chapter README has: a "## " heading or a bold lead
             ("**...**") that carries the idea, a table (a "|---" separator line, or a measured block opening),
             and a named ncu metric (a backticked token with "__", e.g. `dram__bytes_read.sum`). Reported for
             every chapter; an error only for chapters listed in tools/docs-screen-done.txt.
+  opening   a chapter README's first screen starts with words: between OPENING_WORDS[0] and OPENING_WORDS[1]
+            words of prose (the idea) before its first table
+  words     the first screen holds at most SCREEN_WORDS words of prose (tables, code, headings, comments and
+            backticked names not counted)
+  target    no project targets in a student's README ("target", "goal met", "goals"; "branch targets" and a
+            compiler's or build's target are fine: see NOT_A_TARGET), HTML comments and fenced code aside
+  previous  ratios from one process: a chapter with a previous stage (the chapter numbered one less in the same
+            ladder, 40's is 17) names it in a table of its first screen, by its variant name or its number
+            ("16 `scan-...`", "27 / cuBLAS", "chapter 17's scan"): the previous stage timed in the same run
+A chapter may be a known exception to opening, words, target and previous: KNOWN_EXCEPTIONS below lists each with
+its reason; an exception that is no longer needed is printed as a note (not an error), to be removed.
 """
 
 import importlib.machinery
@@ -34,6 +47,39 @@ from pathlib import Path
 from .common import REPO_ROOT, ArgumentParser, ToolError
 
 SCREEN_LINES = 40
+OPENING_WORDS = (20, 200)  # prose words before the first table: the idea, short
+SCREEN_WORDS = 350         # prose words on the first screen
+# Where project targets are named: "target(s)" and "goal(s) [met]", but not a branch's, a compiler's or a build's.
+TARGET = re.compile(r"\b(?:targets?|goals?)\b", re.I)
+NOT_A_TARGET = re.compile(r"\b(?:branch|divergent|uniform|oldest|build|ninja|meson|compile|compilation)\s+$", re.I)  # words before it
+HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
+# The chapter whose stage a chapter improves on, where it is not the one numbered one less in the same ladder.
+PREVIOUS = {"40": "17"}
+_NEEDS_RUN = ("its program does not time the previous chapter's stage: the row needs the variant added and a new "
+              "GPU run")
+_OWNER = "the chapter's README is being reworked by its owner (first screen and wording)"
+# Chapters that fail a rule today, and why. Fixing one: change the README (or the program and its run), then drop
+# the chapter here (tools/lint-docs prints a note for an entry that is no longer needed).
+KNOWN_EXCEPTIONS = {
+    "previous": dict({c: _NEEDS_RUN for c in (
+        "06-scan-shared-memory", "07-scan-block", "08-scan-warp", "09-scan-zero-padding", "10-scan-recursion",
+        "11-scan-warp-shuffle", "12-scan-inline-ptx", "13-scan-reduce-then-scan",
+        "15-scan-decoupled-lookback", "18-scan-any-type-copy-bound",
+        "21-sgemm-shared-tiling", "22-sgemm-register-blocking", "23-sgemm-2d-register-tile",
+        "24-sgemm-vectorized-transposed", "25-sgemm-warp-tiling", "26-sgemm-double-buffering", "27-sgemm-tuned",
+        "31-fft-stockham-global", "32-fft-shared-memory", "33-fft-registers-exchange", "34-fft-high-radix",
+        "35-fft-tuned")}),
+    "target": dict({c: "its README (and the generated sentences of its docs/results/screens/ template or table "
+                       "script) measures the stage against the project's targets; to be reworded as the bound and "
+                       "the vendor library" for c in (
+        "14-scan-two-pass", "17-scan-lookback-landing-zone", "18-scan-any-type-copy-bound", "27-sgemm-tuned",
+        "29-sgemm-split-k", "35-fft-tuned", "36-fft-one-block-large", "37-fft-thread-block-cluster",
+        "38-fft-two-pass")}),
+    "words": dict({c: _OWNER for c in (
+        "18-scan-any-type-copy-bound", "27-sgemm-tuned", "29-sgemm-split-k", "37-fft-thread-block-cluster",
+        "38-fft-two-pass", "40-scan-multi-gpu")}),
+    "opening": {},
+}
 SCREEN_DONE_FILE = "tools/docs-screen-done.txt"
 REPO_DIRS = ("chapters", "common", "tools", "docs", "exercises", "solutions")
 # Rows every chapter program prints besides its variants (the harness's copy bound).
@@ -205,6 +251,7 @@ class Lint:
         self.build = build
         self.findings = []  # (file, line, rule, message)
         self.screen = []    # (chapter, [missing parts])
+        self.excused = {}   # (rule, chapter): the finding a known exception covers
         done_file = self.root / SCREEN_DONE_FILE if screen_done is None else Path(screen_done)
         self.screen_done = set()
         if done_file.is_file():
@@ -239,9 +286,11 @@ class Lint:
         self.check_issue(path, no_blocks)
         self.check_stale(path, no_blocks)
         self.check_measured(path, text)
+        self.check_chapter_map(path, text)
         if path.parent.parent == self.root / "chapters":
             self.check_variants(path, no_blocks)
             self.check_screen(path, text)
+            self.check_first_screen(path, text)
 
     def check_links(self, path, prose):
         for m in LINK.finditer(masked(prose, CODE_SPAN)):
@@ -375,6 +424,18 @@ class Lint:
                 self.add(path, line, "measured", f"block {m.group('name')} differs from what tools/fill-measured "
                          f"writes from {cited.group('target')}")
 
+    def check_chapter_map(self, path, text):
+        from . import chapter_map
+        for m in chapter_map.BLOCK.finditer(text):
+            results = self.root / m.group("results")
+            if not results.is_file():
+                self.add(path, line_of(text, m.start()), "map", f"no such results file {m.group('results')}")
+                continue
+            want = chapter_map.render(m.group("body"), json.loads(results.read_text()), self.root)
+            if m.group("body") != want:
+                self.add(path, line_of(text, m.start()), "map", "the chapter map's result column differs from "
+                         f"what {m.group('results')} gives (tools/lint-docs --fill writes it)")
+
     def variants(self, chapter_dir):
         got = variants_from_build(chapter_dir, self.build) if self.build else None
         return got if got is not None else variants_from_source(chapter_dir, self.root)
@@ -427,6 +488,42 @@ class Lint:
             self.add(path, line_of(text, p), "variant",
                      f"'{name}' is not a variant of {path.parent.name} (nor of another chapter)")
 
+    def finding_or_excused(self, path, line, rule, msg):
+        chapter = path.parent.name
+        if chapter in KNOWN_EXCEPTIONS.get(rule, {}):
+            self.excused[(rule, chapter)] = msg
+        else:
+            self.add(path, line, rule, msg)
+
+    def stale_exceptions(self):
+        """[(rule, chapter)] listed in KNOWN_EXCEPTIONS whose README now passes that rule (or does not exist)."""
+        checked = {p.parent.name for p in self.files() if p.parent.parent == self.root / "chapters"}
+        return [(rule, c) for rule, cs in KNOWN_EXCEPTIONS.items() for c in cs
+                if (rule, c) not in self.excused and (c in checked or not (self.root / "chapters" / c).is_dir())]
+
+    def check_first_screen(self, path, text):
+        lines = text.splitlines()[:SCREEN_LINES]
+        table = first_table(lines)
+        opening = prose_words(lines[:table] if table is not None else lines)
+        if not OPENING_WORDS[0] <= opening <= OPENING_WORDS[1]:
+            self.finding_or_excused(path, 1, "opening", f"{opening} words before the first table (want "
+                                    f"{OPENING_WORDS[0]} to {OPENING_WORDS[1]}: the idea first, short)")
+        words = prose_words(lines)
+        if words > SCREEN_WORDS:
+            self.finding_or_excused(path, 1, "words", f"{words} words of prose on the first screen (lines 1-"
+                                    f"{SCREEN_LINES}; at most {SCREEN_WORDS})")
+        bare = masked(masked(text, HTML_COMMENT), FENCE)
+        hits = [m for m in TARGET.finditer(bare) if not NOT_A_TARGET.search(bare[max(0, m.start() - 30):m.start()])]
+        if hits:
+            self.finding_or_excused(path, line_of(bare, hits[0].start()), "target",
+                                    f"{len(hits)} mention(s) of a project target ({hits[0].group(0)!r}): a student's "
+                                    "README measures against the bound and the vendor library")
+        chapters = sorted(p.name for p in (self.root / "chapters").iterdir() if p.is_dir())
+        prev = previous_chapter(path.parent.name, chapters)
+        if prev and not names_previous(lines, prev):
+            self.finding_or_excused(path, 1, "previous", f"no table of the first screen names the previous stage "
+                                    f"({prev}): ratios to it should come from the same run")
+
     def check_screen(self, path, text):
         first = "\n".join(text.splitlines()[:SCREEN_LINES])
         missing = []
@@ -443,15 +540,77 @@ class Lint:
                 self.add(path, 1, "screen", f"first {SCREEN_LINES} lines lack " + "; ".join(missing))
 
 
+def prose_words(lines):
+    """Words of prose in LINES: tables, fenced code, headings, HTML comments and backticked spans not counted."""
+    n, fence = 0, False
+    for line in lines:
+        if line.lstrip().startswith("```"):
+            fence = not fence
+            continue
+        if fence or line.lstrip().startswith(("|", "#", "<!--")):
+            continue
+        n += len(re.findall(r"[A-Za-z][\w'’-]*", CODE_SPAN.sub(" ", line)))
+    return n
+
+
+def first_table(lines):
+    """Index of the first table line (its header, or a measured block's opening) in LINES, or None."""
+    for i, line in enumerate(lines):
+        if line.startswith("<!-- measured:"):
+            return i
+        if re.match(r"^\s*\|\s*:?-{3}", line):
+            return i - 1 if i and lines[i - 1].lstrip().startswith("|") else i
+    return None
+
+
+def previous_chapter(chapter, chapters):
+    """The folder of the chapter whose stage CHAPTER improves on, or None (a ladder's first chapter)."""
+    num, _, name = chapter.partition("-")
+    if not num.isdigit():
+        return None
+    want = PREVIOUS.get(num)
+    if want:
+        return next((c for c in chapters if c.startswith(want + "-")), None)
+    prev = f"{int(num) - 1:02d}-" + name.split("-")[0]
+    return next((c for c in chapters if c == prev or c.startswith(prev + "-")), None)
+
+
+def names_previous(lines, prev):
+    """True when a table among LINES names the chapter PREV: its stage's variant name, or its number at the start
+    of a cell ("16 `scan-...`", "27 / cuBLAS") or as "chapter NN"."""
+    num, _, variant = prev.partition("-")
+    for line in lines:
+        if not line.lstrip().startswith("|"):
+            continue
+        cells = [re.sub(r"[`*\\]", "", c).strip() for c in line.strip().strip("|").split("|")]
+        if any(re.match(rf"^{re.escape(variant)}(?![\w-])", c) or re.match(rf"^{num}(?![\d.,])", c) or re.search(rf"\bchapter {num}\b", c)
+               for c in cells):
+            return True
+    return False
+
+
 def main(argv):
     ap = ArgumentParser(prog="tools/lint-docs", description=__doc__.splitlines()[0], epilog=__doc__.split("\n", 2)[2])
     ap.add_argument("--root", type=Path, default=REPO_ROOT, help="repository root (default: this checkout)")
     ap.add_argument("--build", type=Path, help="build directory: take variant names from the programs' --list")
     ap.add_argument("--screen-done", type=Path, help=f"allow-list of chapters held to the first-screen rule "
                     f"(default: {SCREEN_DONE_FILE})")
+    ap.add_argument("--fill", action="store_true", help="first write the generated blocks that this lint owns (the "
+                    "chapter map of README.md) from their results files, then check")
     a = ap.parse_args(argv)
     if not (a.root / "chapters").is_dir():
         raise ToolError(f"{a.root} has no chapters/ folder")
+    if a.fill:
+        from . import chapter_map
+        for f in Lint(a.root).files():
+            text = f.read_text()
+            try:
+                new = chapter_map.fill(text, a.root)
+            except (OSError, ValueError) as e:
+                raise ToolError(f"{f}: cannot fill the chapter map: {e}")
+            if new != text:
+                f.write_text(new)
+                print(f"lint-docs: wrote the chapter map of {f.relative_to(a.root)}")
     lint = Lint(a.root, a.build, a.screen_done).run()
     for f, line, rule, msg in sorted(lint.findings):
         print(f"{f}:{line}: {rule}: {msg}")
@@ -460,5 +619,12 @@ def main(argv):
               f"(an error only for those in {SCREEN_DONE_FILE}):")
         for chapter, missing in lint.screen:
             print(f"  {chapter}: lacks {'; '.join(missing)}")
+    if lint.excused:
+        print(f"known exceptions ({len(lint.excused)}, listed with their reasons in KNOWN_EXCEPTIONS of "
+              f"tools/tutkit/docs_lint.py):")
+        for (rule, chapter), msg in sorted(lint.excused.items()):
+            print(f"  {chapter}: {rule}: {msg}")
+    for rule, chapter in lint.stale_exceptions():
+        print(f"note: {chapter} passes '{rule}' now: drop it from KNOWN_EXCEPTIONS")
     print(f"lint-docs: {len(lint.findings)} finding(s) in {len(lint.files())} file(s)")
     return 1 if lint.findings else 0

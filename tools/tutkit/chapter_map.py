@@ -1,0 +1,178 @@
+"""The front page's chapter map: its "result" column is generated from a committed results file.
+
+README.md holds the map between
+    <!-- chapter-map: docs/results/nvidia-h100-80gb-hbm3.json -->
+    ... a table: | # | chapter | what you learn | result on <GPU> |
+    <!-- /chapter-map -->
+The first three columns are prose, kept as written. The last is written here from the results file the marker
+names (the `stages` and `ladders` tables tools/results computed, and the programs' own rows): every ratio but
+"x prev" is from one process (the stage and its reference timed by the same program on the same data); "x prev"
+divides the previous chapter's time by this one's, two programs run one after the other by the same
+tools/results call at the same size, except for the chapters of LENGTH_RUNS (36-38), whose cell comes from a
+committed run at their own length that timed the previous stage in the same process. `tools/lint-docs --fill` writes the column; `tools/lint-docs` checks it.
+"""
+
+import json
+import re
+from pathlib import Path
+
+from .common import REPO_ROOT
+
+BLOCK = re.compile(r"<!-- chapter-map: (?P<results>[\w./-]+) -->\n(?P<body>.*?)<!-- /chapter-map -->", re.S)
+ROW = re.compile(r"^\|\s*(?P<num>\d\d)\s*\|")
+
+# Chapters outside the three ladders: which program's row makes the headline, and what it says.
+# (program, variant, kind): kind "vs" = speed against the program's reference, "copy" = % of cudaMemcpy,
+# "fp32" = % of the FP32 peak.
+OTHER = {
+    "01": ("01-warp-divergence", "kernel1-even-odd", "vs"),
+    "02": ("02-gpu-principles-fma", "chains-8", "fp32"),
+    "03": ("03-vectorized-loads", "int4", "copy"),
+    "04": ("04-warp-aggregated-atomics", "warp-aggregated-cg", "vs"),
+    "18": ("18-scan-any-type-copy-bound", "scan-copy-bound", "copy+vs"),
+    "40": ("40-scan-multi-gpu", "scan-multi-gpu", "copy"),
+}
+REF_LABEL = {"cub": "CUB", "cublas": "cuBLAS", "cufft": "cuFFT"}
+# Chapters whose own lengths are past the default run's N = 1024 (where they run chapter 35's kernel): their cell
+# comes from a committed `--variant all` run at their longest measured length, whose table has the previous stage in
+# the same process. Used only when that run's GPU is the results file's. (chapter: (capture, previous stage variant))
+LENGTH_RUNS = {
+    "36": ("docs/results/raw/2026-11-27-h100/screens-bbee8ca/c36-all-n16384.txt", "fft-tuned"),
+    "37": ("docs/results/raw/2026-11-27-h100/screens-bbee8ca/c37-all-n65536.txt", "fft-one-block-large"),
+    "38": ("docs/results/raw/2026-11-27-h100/screens-bbee8ca/c38-all-n1048576.txt", "fft-thread-block-cluster"),
+}
+
+
+def _x(v):
+    return f"{v:.2f}x" if v >= 0.095 else f"{v:.3f}x"
+
+
+def _pct(v):
+    return f"{v:.1f}%"
+
+
+def _row(programs, chapter, variant):
+    for r in (programs.get(chapter) or {}).get("results", []):
+        if r.get("variant") == variant:
+            return r
+    return None
+
+
+def parse_program_table(text):
+    """(GPU name, N, {variant: {column: cell}}) from a chapter program's table output (the banner's 'GPU 0: NAME (',
+    the 'N = 2^K' line, and the rows under the header that starts with 'variant'; a reference's ' *' dropped)."""
+    gpu = re.search(r"^GPU \d+: (.+?) \(", text, re.M)
+    length = re.search(r"^N = (2\^\d+)", text, re.M)
+    rows, header = {}, None
+    for line in text.splitlines():
+        cells = re.split(r"\s{2,}", line.strip())
+        if cells[0] == "variant":
+            header = cells
+        elif header and line.startswith("-"):
+            continue
+        elif header and len(cells) == len(header):
+            rows[cells[0].rstrip(" *")] = dict(zip(header, cells))
+        elif header:
+            header = None
+    return (gpu.group(1) if gpu else None), (length.group(1) if length else None), rows
+
+
+def length_run_cell(chapter, capture, previous, gpu, root):
+    """The cell of CHAPTER from CAPTURE (see LENGTH_RUNS), or None when it is missing or from another GPU."""
+    path = Path(root) / capture
+    if not path.is_file():
+        return None
+    run_gpu, length, rows = parse_program_table(path.read_text())
+    stage, prev = rows.get(chapter.split("-", 1)[1]), rows.get(previous)
+    if run_gpu != gpu or stage is None:
+        return None
+    parts = []
+    try:
+        if prev is not None:
+            parts.append(f"{_x(float(prev['median ms']) / float(stage['median ms']))} prev")
+        parts.append(f"{_pct(float(stage['% memcpy']))} of copy")
+        ref = next((k for k in stage if k.startswith("speed vs ")), None)
+        if ref and stage[ref].endswith("x"):
+            name = ref[len("speed vs "):]
+            parts.append(f"{_x(float(stage[ref][:-1]))} {REF_LABEL.get(name, name)}")
+    except (KeyError, ValueError):
+        return None
+    return f"N = {length}: " + ", ".join(parts)
+
+
+def headlines(results, root=REPO_ROOT):
+    """{two-digit chapter number: the result cell} from one results JSON document (tools/results), and for the
+    chapters of LENGTH_RUNS their committed run at their own length."""
+    out = {}
+    for r in results.get("stages", {}).get("rows", []):
+        if not r.get("ours_ms"):
+            continue
+        parts = []
+        if r.get("x_prev"):
+            parts.append(f"{_x(r['x_prev'])} prev")
+        if r.get("pct_memcpy"):
+            parts.append(f"{_pct(r['pct_memcpy'])} of copy")
+        if r.get("vs_cub"):
+            parts.append(f"{_x(r['vs_cub'])} CUB")
+        out[f"{r['number']:02d}"] = ", ".join(parts)
+    for key, rows in results.get("ladders", {}).items():
+        for r in rows:
+            if not r.get("ms"):
+                continue
+            parts = []
+            if r.get("x_prev"):
+                parts.append(f"{_x(r['x_prev'])} prev")
+            if key == "sgemm" and r.get("pct_peak"):
+                parts.append(f"{_pct(r['pct_peak'])} of FP32 peak")
+            if key == "fft" and r.get("pct_memcpy"):
+                parts.append(f"{_pct(r['pct_memcpy'])} of copy")
+            if r.get("vs_ref"):
+                parts.append(f"{_x(r['vs_ref'])} {'cuBLAS' if key == 'sgemm' else 'cuFFT'}")
+            length = (r.get("options") or {}).get("length")
+            out[r["chapter"][:2]] = (f"N = {length}: " if key == "fft" and length else "") + ", ".join(parts)
+    programs = {p["chapter"]: p.get("data") or {} for p in results.get("programs", [])}
+    for num, (chapter, variant, kind) in OTHER.items():
+        r = _row(programs, chapter, variant)
+        if r is None or r.get("failed"):
+            continue
+        parts = []
+        if "copy" in kind and r.get("pct_memcpy"):
+            parts.append(f"{_pct(r['pct_memcpy'])} of copy")
+        if kind == "fp32" and r.get("pct_peak_fp32"):
+            parts.append(f"{_pct(r['pct_peak_fp32'])} of FP32 peak")
+        if "vs" in kind and r.get("speed_vs_ref"):
+            ref = r.get("ref_name") or "reference"
+            parts.append(f"{_x(r['speed_vs_ref'])} {REF_LABEL.get(ref, '`' + ref + '`')}")
+        if parts:
+            out[num] = f"`{variant}`{' on one GPU' if num == '40' else ''}: " + ", ".join(parts)
+    gpu = (results.get("meta") or {}).get("gpu")
+    chapters = {p["chapter"][:2]: p["chapter"] for p in results.get("programs", [])}
+    for num, (capture, previous) in LENGTH_RUNS.items():
+        cell = length_run_cell(chapters.get(num, ""), capture, previous, gpu, root) if num in chapters else None
+        if cell:
+            out[num] = cell
+    return out
+
+
+def render(body, results, root=REPO_ROOT):
+    """BODY (the map's table) with its last column written from RESULTS; the header names the GPU."""
+    cells = headlines(results, root)
+    gpu = (results.get("meta") or {}).get("gpu") or "unknown GPU"
+    lines = []
+    for line in body.splitlines():
+        cols = line.rstrip().rstrip("|").split("|")
+        m = ROW.match(line)
+        if line.startswith("| # |"):
+            cols[-1] = f" result on {gpu} "
+        elif m:
+            cols[-1] = " " + (cells.get(m.group("num")) or "not measured yet") + " "
+        lines.append("|".join(cols) + "|" if line.startswith("|") else line)
+    return "\n".join(lines) + "\n"
+
+
+def fill(text, root=REPO_ROOT):
+    """TEXT with every chapter-map block rewritten; raises FileNotFoundError for a missing results file."""
+    def repl(m):
+        results = json.loads((Path(root) / m.group("results")).read_text())
+        return f"<!-- chapter-map: {m.group('results')} -->\n{render(m.group('body'), results, root)}<!-- /chapter-map -->"
+    return BLOCK.sub(repl, text)
