@@ -60,9 +60,26 @@ __global__ void __maxnreg__((fft_two_pass::Pass<kLog2n, Shape, false>::kMaxRegis
   }
 }
 
-// The longest length this device runs (chapter 38: 2^16 below sm_80).
+// Whether this device runs both kernels at 2^kLog2n: chapter 38's rule (2^16 at most below sm_80, where the
+// longer lengths are not compiled) and both blocks' shared memory within the opt-in limit.
+template <int kLog2n>
+bool runs_here(int major, int opt_in) {
+  using Columns = fft_two_pass::Pass<kLog2n, Shape, false>;
+  using Rows = fft_two_pass::Pass<kLog2n, Shape, true>;
+  return (major >= 8 || kLog2n <= fft_two_pass::kSm75MaxLog2n) &&
+         Columns::kSharedBytes <= static_cast<std::size_t>(opt_in) && Rows::kSharedBytes <= static_cast<std::size_t>(opt_in);
+}
+
+// The longest length this device runs, every shorter one from kMinLog2n included.
+template <int kLog2n = kMinLog2n>
+int max_log2n_here(int major, int opt_in) {
+  if constexpr (kLog2n <= kMaxLog2n) {
+    if (runs_here<kLog2n>(major, opt_in)) return max_log2n_here<kLog2n + 1>(major, opt_in);
+  }
+  return kLog2n - 1;
+}
 inline int max_log2n_here() {
-  return fft_two_pass::compute_major() >= 8 ? kMaxLog2n : fft_two_pass::kSm75MaxLog2n;
+  return max_log2n_here(fft_two_pass::compute_major(), fft_two_pass::opt_in_shared_bytes());
 }
 
 inline std::size_t workspace_bytes(int log2n, long long batch) {
@@ -73,7 +90,7 @@ inline std::size_t workspace_bytes(int log2n, long long batch) {
 template <int kLog2n = kMinLog2n>
 void setup() {
   if constexpr (kLog2n <= kMaxLog2n) {
-    if (kLog2n <= max_log2n_here()) {
+    if (runs_here<kLog2n>(fft_two_pass::compute_major(), fft_two_pass::opt_in_shared_bytes())) {
       using Columns = fft_two_pass::Pass<kLog2n, Shape, false>;
       using Rows = fft_two_pass::Pass<kLog2n, Shape, true>;
       TUT_CUDA_CHECK(cudaFuncSetAttribute(columns_kernel<kLog2n>, cudaFuncAttributeMaxDynamicSharedMemorySize,

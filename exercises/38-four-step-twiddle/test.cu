@@ -16,7 +16,8 @@ tut::fft::FftVariant two_pass_variant() {
   v.setup = [] { four_step_twiddle::setup(); };
   v.launch = four_step_twiddle::forward;
   if (v.max_log2n < four_step_twiddle::kMaxLog2n)
-    MESSAGE("lengths past 2^" << v.max_log2n << " skipped: chapter 38 runs them from compute capability 8.0");
+    MESSAGE("lengths past 2^" << v.max_log2n << " skipped: chapter 38 runs them from compute capability 8.0 "
+            "(and where both passes' blocks fit in the shared memory a block may opt in to)");
   return v;
 }
 }  // namespace
