@@ -350,6 +350,7 @@ class ExerciseToolTest(unittest.TestCase):
         for e in MANIFEST:
             dirs = [tree / "exercises" / e["id"], tree / "exercises" / "support",
                     tree / "common", tree / "common" / "fft", tree / "common" / "gemm"]
+            dirs += [tree / d for d in e.get("include_dirs", [])]  # the manifest's extra folders (exercise 40)
             todo = [tree / e["files"]["test"], tree / e["files"]["exercise"]]
             seen = set()
             while todo:
@@ -415,6 +416,51 @@ class LauncherTest(unittest.TestCase):
             self.assertEqual(r.returncode, 2)
             self.assertEqual(r.stderr.splitlines(), [r.stderr.strip()])
             self.assertTrue(r.stderr.startswith("exercise: error: no exercise 'nope'"), r.stderr)
+        finally:
+            shutil.rmtree(build, ignore_errors=True)
+
+
+class ManifestKindsTest(unittest.TestCase):
+    """meson-list hands exercises/meson.build each entry's kind (host: doctest's main, solution in suite 'host'),
+    extra include folders and requirements; the build check wants a host solution in 'host', not 'gpu'."""
+
+    def test_meson_list_fields_and_host_suites(self):
+        r = subprocess.run([sys.executable, str(TOOLS / "exercise"), "meson-list"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = {l.split("|")[0]: l.split("|") for l in r.stdout.splitlines()}
+        self.assertEqual(len(lines), COUNT)
+        for e in MANIFEST:
+            f = lines[e["id"]]
+            self.assertEqual(len(f), 9, f)
+            self.assertEqual(f[6], "host" if e.get("host") else "gpu")
+            self.assertEqual(f[7], ",".join(e.get("include_dirs", [])))
+            self.assertEqual(f[8], ",".join(e.get("requires", [])))
+        hosts = [e for e in MANIFEST if e.get("host")]
+        if not hosts:
+            return
+        e = hosts[0]
+        build = Path(tempfile.mkdtemp(prefix="exercise-kinds-"))
+        try:
+            (build / "meson-info").mkdir()
+            tests = [{"name": x["test"], "suite": ["p:exercises"]} for x in MANIFEST]
+            tests += [{"name": x["solution_test"], "suite": ["p:solutions", "p:" + ("host" if x.get("host") else "gpu")]}
+                      for x in MANIFEST]
+            intro = build / "meson-info" / "intro-tests.json"
+            intro.write_text(json.dumps(tests))
+            self.assertEqual([p for p in exercise.static_problems(REPO, build) if "suite" in p], [])
+            for t in tests:
+                if t["name"] == e["solution_test"]:
+                    t["suite"] = ["p:solutions", "p:gpu"]
+            intro.write_text(json.dumps(tests))
+            self.assertIn(f"build {build}: {e['solution_test']} must be in suites 'solutions' and 'host'",
+                          exercise.static_problems(REPO, build))
+            # An entry that requires what the build lacks (no NCCL: meson left it out) is not a problem.
+            needs = [x for x in MANIFEST if x.get("requires")]
+            if needs:
+                tests = [t for t in tests if t["name"] not in (needs[0]["test"], needs[0]["solution_test"])]
+                intro.write_text(json.dumps(tests))
+                self.assertEqual([p for p in exercise.static_problems(REPO, build) if needs[0]["id"] in p], [])
+                self.assertEqual(exercise.left_out(build, needs[0]), needs[0]["requires"])
         finally:
             shutil.rmtree(build, ignore_errors=True)
 

@@ -85,6 +85,14 @@ def header_name(entry):
     return Path(entry["files"]["exercise"]).name
 
 
+def test_kind(entry):
+    """'host' for an entry whose test needs no GPU ("host": true: doctest's own main, suite 'host'), else 'gpu'."""
+    return "host" if entry.get("host") is True else "gpu"
+
+
+REQUIREMENTS = ("nccl",)  # what an entry may require; exercises/meson.build leaves it out of a build without it
+
+
 # ---------------------------------------------------------------------------------------------------
 # Build directory, meson and ninja
 
@@ -359,6 +367,22 @@ def static_problems(repo=None, build=None):
             problems.append(f"{where}: timeout must be a positive integer (seconds)")
         if not isinstance(e.get("include_chapter", False), bool):
             problems.append(f"{where}: include_chapter must be true or false")
+        if not isinstance(e.get("host", False), bool):
+            problems.append(f"{where}: host must be true or false")
+        dirs = e.get("include_dirs", [])
+        if not isinstance(dirs, list) or not all(isinstance(d, str) for d in dirs):
+            problems.append(f"{where}: include_dirs must be a list of folders")
+        else:
+            for d in dirs:
+                if not d.startswith("chapters/") or not (repo / d).is_dir():
+                    problems.append(f"{where}: include_dirs: {d} is not a chapter folder of the repository")
+                elif "files" in e and isinstance(e["files"], dict) and \
+                        (repo / d / Path(str(e["files"].get("exercise", ""))).name).is_file():
+                    problems.append(f"{where}: include_dirs: {d} holds a file named like the file under test, "
+                                    "which could shadow the student's")
+        reqs = e.get("requires", [])
+        if not isinstance(reqs, list) or any(r not in REQUIREMENTS for r in reqs):
+            problems.append(f"{where}: requires must be a list of {', '.join(REQUIREMENTS)}")
 
         files = e["files"]
         need = ("exercise", "solution", "statement", "test")
@@ -425,10 +449,15 @@ def static_problems(repo=None, build=None):
             tests = json.loads(intro.read_text(encoding="utf-8"))
             by_name = {t["name"]: [s.split(":")[-1] for s in t.get("suite", [])] for t in tests}
             built = {n for n in by_name if n.startswith(("exercise-", "solution-"))}
-            wanted = set()
+            wanted, host_solutions = set(), set()
             for e in es:
                 if isinstance(e, dict) and "test" in e and "solution_test" in e:
+                    # An entry that requires what this build lacks (NCCL) is left out by exercises/meson.build.
+                    if e.get("requires") and not {e["test"], e["solution_test"]} & set(by_name):
+                        continue
                     wanted |= {e["test"], e["solution_test"]}
+                    if test_kind(e) == "host":
+                        host_solutions.add(e["solution_test"])
             for name in sorted(wanted - built):
                 problems.append(f"build {build}: test {name} from the manifest is not defined (reconfigure?)")
             for name in sorted(built - wanted):
@@ -438,8 +467,9 @@ def static_problems(repo=None, build=None):
                 if name.startswith("exercise-") and suites != {"exercises"}:
                     problems.append(f"build {build}: {name} must be in suite 'exercises' only (it fails as "
                                     f"shipped), not {sorted(suites)}")
-                if name.startswith("solution-") and not {"solutions", "gpu"} <= suites:
-                    problems.append(f"build {build}: {name} must be in suites 'solutions' and 'gpu'")
+                kind = "host" if name in host_solutions else "gpu"
+                if name.startswith("solution-") and not {"solutions", kind} <= suites:
+                    problems.append(f"build {build}: {name} must be in suites 'solutions' and '{kind}'")
         else:
             problems.append(f"build {build}: no meson-info/intro-tests.json (not a configured build dir)")
         problems += include_order_problems(Path(build), es)
@@ -495,7 +525,8 @@ def cmd_meson_list(args):
     for e in entries(load_manifest()):
         test_src = Path(e["files"]["test"]).relative_to("exercises").as_posix()
         print("|".join([e["id"], e["test"], e["solution_test"], test_src, header_name(e),
-                        str(e.get("timeout", 300))]))
+                        str(e.get("timeout", 300)), test_kind(e), ",".join(e.get("include_dirs", [])),
+                        ",".join(e.get("requires", []))]))
     return 0
 
 
@@ -565,6 +596,18 @@ def cmd_hint(args):
     return 0
 
 
+def left_out(build, entry):
+    """The requirements (NCCL) for which exercises/meson.build left this entry out of the build, or []."""
+    if not entry.get("requires"):
+        return []
+    intro = build / "meson-info" / "intro-tests.json"
+    try:
+        names = {t["name"] for t in json.loads(intro.read_text(encoding="utf-8"))}
+    except (OSError, json.JSONDecodeError, KeyError, TypeError):
+        return []
+    return [] if {entry["test"], entry["solution_test"]} & names else list(entry["requires"])
+
+
 def run_one(build, entry, kind, run_sanitizers=True, quiet=False):
     """Builds and runs one exercise (or solution) test. Returns a dict with status and details."""
     target = target_path(kind, entry)
@@ -602,6 +645,11 @@ def cmd_check(args):
     kind = "solution" if args.solution else "exercise"
     build = args.build
     ensure_configured(build)
+    missing = left_out(build, e)
+    if missing:
+        print(f"SKIP  {e['id']}: this build has no {', '.join(missing).upper()} (meson setup found none), so the "
+              "exercise is not built; see its chapter's README for how to install it.")
+        return 77
     print(f"Building and testing {e['files'][kind]} ...", flush=True)
     r = run_one(build, e, kind, run_sanitizers=not args.no_sanitizers)
     status = r["status"]
@@ -670,6 +718,9 @@ def cmd_verify(args):
             problems.append(p)
             print(f"  PROBLEM: {p}")
 
+    for e in [e for e in es if left_out(build, e)]:
+        print(f"  note: {e['id']} is not in this build (no {', '.join(left_out(build, e)).upper()}): not verified")
+    es = [e for e in es if not left_out(build, e)]
     targets = [target_path(k, e) for e in es for k in ("exercise", "solution")]
     print(f"building {len(targets)} test programs ...", flush=True)
     _, out = build_targets(build, targets, keep_going=True)
