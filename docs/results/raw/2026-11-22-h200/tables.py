@@ -190,7 +190,7 @@ ZONES17 = [
 
 def zones17():
     r = run16()
-    out = ["| variant | threads | int32 per thread: smem + registers | registers | blocks / SM | loads in flight / SM | "
+    out = ["| variant | threads | int32 per thread: smem + registers | registers | blocks / SM | landing zone / SM | "
            "speed vs CUB |", "|---|---:|---|---:|---:|---:|---:|"]
     for label, v, t, s, g, regs, blocks in ZONES17:
         speed = f"**{x(r[v])}**" if label.startswith("**") else x(r[v])
