@@ -1186,6 +1186,75 @@ def fft38_screen_text():
             f"it by more than {max(50 / x for x in cufft):.2f}×.")
 
 
+# Kernel resources of one sm_90 build (tools/tutkit/resources.py): registers come from the build, never typed.
+RESOURCES = HERE.parent / "2026-11-28-build" / "resources-sm90.txt"
+RESOURCES_LINK = "../../docs/results/raw/2026-11-28-build/resources-sm90.txt"
+
+
+def resources():
+    """(rows, provenance sentence) of RESOURCES, through tools/tutkit/resources.py's reader."""
+    spec = importlib.util.spec_from_file_location("tutkit_resources", HERE.parents[3] / "tools/tutkit/resources.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    head = module.header(RESOURCES)
+    commit = re.search(r"commit (\w+)", head[1]).group(1)
+    date = re.search(r"(\d{4}-\d\d-\d\d)", head[1]).group(1)
+    return module, module.load(RESOURCES), (
+        f"Registers: ptxas through `cuobjdump --dump-resource-usage`, nvcc 13.0, sm_90, commit `{commit}`, {date} "
+        f"([resources-sm90.txt]({RESOURCES_LINK}), `tools/tutkit/resources.py`)")
+
+
+def blocks_by_registers(regs, threads):
+    """Blocks per SM the 64 K registers allow: each warp takes regs x 32 in units of 256."""
+    per_warp = -(-regs * 32 // 256) * 256
+    return 65536 // (per_warp * (threads // 32))
+
+
+def fft36_occupancy():
+    """Chapter 36's occupancy table (shared memory from the plan, registers from the build) and what it says."""
+    module, rows, prov = resources()
+    chapter = "36-fft-one-block-large"
+    shapes = [(16384, "E = 32 (stage)", 32, 1, "Shape<32, 1, 0>"), (16384, "E = 16", 16, 1, "Shape<16, 1, 2>"),
+              (8192, "E = 32 (stage)", 32, 1, "Shape<32, 1, 0>"), (8192, "E = 32, 2 signals", 32, 2, "Shape<32, 2, 0>"),
+              (8192, "E = 16", 16, 1, "Shape<16, 1, 2>"), (8192, "E = 16, 2 signals", 16, 2, "Shape<16, 2, 0>")]
+    out = ["| N, shape | shared memory per block | blocks per SM by shared memory | registers per thread | "
+           "threads per block | blocks per SM by registers | blocks per SM |", "|---|---:|---:|---:|---:|---:|---:|"]
+    blocks = {}
+    for n, label, e, signals, shape in shapes:
+        shared_kib = signals * (n + n // e) * 8 // 1024  # the padded buffer: one pad slot every E values
+        by_shared = (228 * 1024) // ((shared_kib + 1) * 1024)  # 1 KiB reserved per block
+        threads = signals * n // e
+        regs = module.registers(rows, chapter, f"fft_one_block_kernel<{n}, fft_one_block_large::{shape}, false>")
+        by_regs = blocks_by_registers(regs, threads)
+        blocks[(n, label)] = (by_shared, regs, threads, by_regs, min(by_shared, by_regs, 2048 // threads))
+        out.append(f"| {n}, {label} | {shared_kib} KiB | {by_shared} | {regs} | {threads} | {by_regs} | "
+                   f"{blocks[(n, label)][4]} |")
+    s8, s16 = blocks[(8192, "E = 32 (stage)")], blocks[(16384, "E = 32 (stage)")]
+    half_room = 65536 // (2 * s16[2])
+    out.append("")
+    out.append(f"{prov}. At N = 8192 the stage's blocks are limited by registers, not shared memory: shared memory "
+               f"would let {s8[0]} blocks in, but {s8[2]} threads × {s8[1]} registers let {s8[3]}, so an SM holds "
+               f"**{s8[4]} blocks** at 8192. At 16384, {s16[2]} threads × {s16[1]} registers fill the register file "
+               f"on their own ({s16[3]} block by registers, {s16[0]} by shared memory).")
+    return "\n".join(out)
+
+
+def fft36_half_buffer():
+    """Chapter 36's half-buffer idea, with what the registers of the build allow."""
+    module, rows, _ = resources()
+    regs = module.registers(rows, "36-fft-one-block-large",
+                            "fft_one_block_kernel<16384, fft_one_block_large::Shape<32, 1, 0>, false>")
+    threads, half_kib = 16384 // 32, (16384 + 16384 // 32) * 8 // 1024 // 2
+    by_shared = (228 * 1024) // ((half_kib + 1) * 1024)
+    return (f"* **The half-buffer trick** (chapter 33's on-demand variant): exchange through a buffer of N/2 values "
+            f"in two rounds, halving the shared memory per signal to {half_kib} KiB, which shared memory would let "
+            f"{by_shared} blocks share. That alone adds no block: at {regs} registers the stage's {threads} threads "
+            f"take the whole register file ({blocks_by_registers(regs, threads)} block per SM), so a second block "
+            f"also needs the registers capped at {65536 // (2 * threads)} per thread (ptxas spilled at that cap in "
+            f"chapter 37's 512-thread shape) or fewer threads with more values each. It costs two more barriers per "
+            f"exchange.")
+
+
 def fft36_screen_text():
     """Chapter 36's share of the bound and its verdict against the targets its README states, from the runs of
     36-screen."""
@@ -1385,7 +1454,8 @@ BLOCKS = {
     "29-h100-stream-k": "29-stream-k", "29-h100-sweep-change": "29-sweep-change",
     "29-h100-candidates": "29-candidates", "28-h100-calibration": "28-calibration", "ncu-fft-h100": "ncu-fft",
     "36-h100-screen": "36-screen",
-    "36-h100-candidates": "36-candidates", "36-h100-screen-text": "36-screen-text", "37-h100-screen": "37-screen",
+    "36-h100-candidates": "36-candidates", "36-h100-screen-text": "36-screen-text",
+    "36-occupancy": "36-occupancy", "36-half-buffer": "36-half-buffer", "37-h100-screen": "37-screen",
     "37-h100-screen-text": "37-screen-text", "37-h100-candidates": "37-candidates", "38-h100-by-length": "38-screen",
     "38-h100-sweep": "38-sweep", "38-h100-screen-text": "38-screen-text", "40-h100-stage-choice": "40-stage-choice",
     "40-h200x2-idea": "40-h200x2-idea", "40-h200x2-scaling": "40-h200x2-scaling",
@@ -1402,7 +1472,8 @@ TABLES = [("18-variants", scan_variants), ("18-types", scan_types), ("29-shapes"
           ("36-screen", fft36_screen), ("37-screen", fft37_screen),
           ("38-screen", fft38_screen), ("29-stream-k", gemm_stream_k), ("18-targets", scan18_targets),
           ("18-timeline", scan18_timeline), ("18-timeline-screen", scan18_timeline_screen),
-          ("36-screen-text", fft36_screen_text), ("37-screen-text", fft37_screen_text),
+          ("36-screen-text", fft36_screen_text), ("36-occupancy", fft36_occupancy),
+          ("36-half-buffer", fft36_half_buffer), ("37-screen-text", fft37_screen_text),
           ("38-sweep", fft38_sweep), ("38-screen-text", fft38_screen_text),
           ("40-stage-choice", multi_gpu_stage_choice), ("40-h200x2-idea", multi_idea),
           ("40-h200x2-scaling", multi_scaling), ("40-h200x2-bound-text", multi_bound_text),
