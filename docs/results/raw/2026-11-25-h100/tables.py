@@ -1255,6 +1255,25 @@ def fft36_half_buffer():
             f"exchange.")
 
 
+def gemm29_registers():
+    """Chapter 29's partial-sum kernel against the tile kernel: registers from the build and the blocks they allow
+    (threads from the tile: (BM / WM) x (BN / WN) warps)."""
+    module, rows, prov = resources()
+    tiles = {"64 × 128": ("TileConfig<64, 128, 16, 32, 64, 4, 3, 1, 3, true, true>", 4 * 32),
+             "128 × 256": ("TileConfig<128, 256, 16, 64, 64, 4, 3, 1, 1, true, true>", 8 * 32)}
+    got = {}
+    for name, (cfg, threads) in tiles.items():
+        split = module.registers(rows, "29-sgemm-split-k", f"sgemm_split_k_kernel<sgemm_tuned::{cfg}, true>")
+        tile = module.registers(rows, "29-sgemm-split-k", f"sgemm_tuned_kernel<sgemm_tuned::{cfg}, true>")
+        got[name] = (split, tile, blocks_by_registers(split, threads), blocks_by_registers(tile, threads))
+    small, large = got["64 × 128"], got["128 × 256"]
+    either = (f"holds {large[2]} either way" if large[2] == large[3] else
+              f"holds {large[2]} against {large[3]}")
+    return (f"A split plan runs a kernel of its own, the partial-sum kernel, with its own registers: for 64 × 128 it "
+            f"needs {small[0]} where the tile kernel needs {small[1]}, so by registers it holds {small[2]} blocks per "
+            f"SM, not {small[3]} (128 × 256 {either}; {prov[0].lower() + prov[1:]}).")
+
+
 def fft36_screen_text():
     """Chapter 36's share of the bound and its verdict against the targets its README states, from the runs of
     36-screen."""
@@ -1455,7 +1474,8 @@ BLOCKS = {
     "29-h100-candidates": "29-candidates", "28-h100-calibration": "28-calibration", "ncu-fft-h100": "ncu-fft",
     "36-h100-screen": "36-screen",
     "36-h100-candidates": "36-candidates", "36-h100-screen-text": "36-screen-text",
-    "36-occupancy": "36-occupancy", "36-half-buffer": "36-half-buffer", "37-h100-screen": "37-screen",
+    "36-occupancy": "36-occupancy", "36-half-buffer": "36-half-buffer",
+    "29-registers": "29-registers", "37-h100-screen": "37-screen",
     "37-h100-screen-text": "37-screen-text", "37-h100-candidates": "37-candidates", "38-h100-by-length": "38-screen",
     "38-h100-sweep": "38-sweep", "38-h100-screen-text": "38-screen-text", "40-h100-stage-choice": "40-stage-choice",
     "40-h200x2-idea": "40-h200x2-idea", "40-h200x2-scaling": "40-h200x2-scaling",
@@ -1473,7 +1493,7 @@ TABLES = [("18-variants", scan_variants), ("18-types", scan_types), ("29-shapes"
           ("38-screen", fft38_screen), ("29-stream-k", gemm_stream_k), ("18-targets", scan18_targets),
           ("18-timeline", scan18_timeline), ("18-timeline-screen", scan18_timeline_screen),
           ("36-screen-text", fft36_screen_text), ("36-occupancy", fft36_occupancy),
-          ("36-half-buffer", fft36_half_buffer), ("37-screen-text", fft37_screen_text),
+          ("36-half-buffer", fft36_half_buffer), ("29-registers", gemm29_registers), ("37-screen-text", fft37_screen_text),
           ("38-sweep", fft38_sweep), ("38-screen-text", fft38_screen_text),
           ("40-stage-choice", multi_gpu_stage_choice), ("40-h200x2-idea", multi_idea),
           ("40-h200x2-scaling", multi_scaling), ("40-h200x2-bound-text", multi_bound_text),
