@@ -1274,6 +1274,35 @@ def gemm29_registers():
             f"SM, not {small[3]} (128 × 256 {either}; {prov[0].lower() + prov[1:]}).")
 
 
+def fft37_occupancy():
+    """Chapter 37's occupancy table: shared memory and threads per block are the plan's (compile-time, computed in
+    the README's formula), registers come from the build, and the blocks they allow are computed here."""
+    module, rows, prov = resources()
+    # (row label, [(N, Shape<C, E, min blocks, split>, threads)], shared memory text, blocks by shared memory text)
+    shapes = [("32768, C = 8, E = 16 (stage)", [(32768, "8, 16, 3, false", 256)], "34.3 KiB", "6"),
+              ("65536, C = 8, E = 16 (stage)", [(65536, "8, 16, 0, false", 512)], "68.3 KiB", "3"),
+              ("32768, C = 4, E = 16 (`c4`)", [(32768, "4, 16, 2, false", 512)], "68.5 KiB", "3"),
+              ("32768, C = 8, E = 32 (`c8-e32`)", [(32768, "8, 32, 0, false", 128)], "33.3 KiB", "6"),
+              ("32768 / 65536, `c8-split`", [(32768, "8, 16, 0, true", 256), (65536, "8, 16, 0, true", 512)],
+               "68.5 / 136.5 KiB", "3 / 1")]
+    out = ["| N, shape | shared memory per block | blocks per SM by shared memory | threads per block | registers (cap) "
+           "| blocks per SM by registers |", "|---|---:|---:|---:|---:|---:|"]
+    for label, kernels, shared, by_shared in shapes:
+        regs, blocks, threads = [], [], []
+        for n, shape, t in kernels:
+            r = module.registers(rows, "37-fft-thread-block-cluster", f"fft_cluster_kernel<{n}, fft_cluster::Shape<{shape}> >")
+            minimum = int(shape.split(", ")[2])
+            regs.append(f"{r}" + (f" (cap for {minimum} blocks)" if minimum > 1 else ""))
+            blocks.append(str(blocks_by_registers(r, t)))
+            threads.append(str(t))
+        same = len(set(regs)) == 1
+        out.append(f"| {label} | {shared} | {by_shared} | {' / '.join(threads)} | "
+                   f"{regs[0] if same else ' / '.join(regs)} | {' / '.join(blocks)} |")
+    out.append("")
+    out.append(f"({prov}; the caps are `__maxnreg__` from the shape's blocks per SM, as in chapter 36.)")
+    return "\n".join(out)
+
+
 def fft36_screen_text():
     """Chapter 36's share of the bound and its verdict against the targets its README states, from the runs of
     36-screen."""
@@ -1475,7 +1504,7 @@ BLOCKS = {
     "36-h100-screen": "36-screen",
     "36-h100-candidates": "36-candidates", "36-h100-screen-text": "36-screen-text",
     "36-occupancy": "36-occupancy", "36-half-buffer": "36-half-buffer",
-    "29-registers": "29-registers", "37-h100-screen": "37-screen",
+    "29-registers": "29-registers", "37-occupancy": "37-occupancy", "37-h100-screen": "37-screen",
     "37-h100-screen-text": "37-screen-text", "37-h100-candidates": "37-candidates", "38-h100-by-length": "38-screen",
     "38-h100-sweep": "38-sweep", "38-h100-screen-text": "38-screen-text", "40-h100-stage-choice": "40-stage-choice",
     "40-h200x2-idea": "40-h200x2-idea", "40-h200x2-scaling": "40-h200x2-scaling",
@@ -1493,7 +1522,7 @@ TABLES = [("18-variants", scan_variants), ("18-types", scan_types), ("29-shapes"
           ("38-screen", fft38_screen), ("29-stream-k", gemm_stream_k), ("18-targets", scan18_targets),
           ("18-timeline", scan18_timeline), ("18-timeline-screen", scan18_timeline_screen),
           ("36-screen-text", fft36_screen_text), ("36-occupancy", fft36_occupancy),
-          ("36-half-buffer", fft36_half_buffer), ("29-registers", gemm29_registers), ("37-screen-text", fft37_screen_text),
+          ("36-half-buffer", fft36_half_buffer), ("29-registers", gemm29_registers), ("37-occupancy", fft37_occupancy), ("37-screen-text", fft37_screen_text),
           ("38-sweep", fft38_sweep), ("38-screen-text", fft38_screen_text),
           ("40-stage-choice", multi_gpu_stage_choice), ("40-h200x2-idea", multi_idea),
           ("40-h200x2-scaling", multi_scaling), ("40-h200x2-bound-text", multi_bound_text),
