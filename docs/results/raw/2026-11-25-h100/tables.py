@@ -1303,6 +1303,56 @@ def fft37_occupancy():
     return "\n".join(out)
 
 
+def fft35_registers():
+    """Chapter 35's candidates table: the registers column from the build (over N = 32 ... 4096, the kernel each
+    variant launches at each length), the other columns the shapes' compile-time facts; and the N = 8, 16 and
+    four-step kernels' registers."""
+    module, rows, prov = resources()
+    chapter = "35-fft-tuned"
+    lengths = [32, 64, 128, 256, 512, 1024, 2048, 4096]
+
+    def regs(shape, table, n):
+        return module.registers(rows, chapter, f"fft_block_kernel<{n}, fft_tuned::Shape<{shape}>, {table}>(")
+
+    def span(values):
+        return f"{min(values)}–{max(values)}" if min(values) != max(values) else str(min(values))
+
+    stage = {n: regs("0, 256, 0" if n <= 1024 else "16, 256, 0", "false", n) for n in lengths}
+    table = [("`fft-tuned` (stage)", "chapter 34's up to N = 1024 (8 … 32); 16 at N = 2048, 4096", "up to 256 threads",
+              "`sincospif`", f"{span(list(stage.values()))} ({stage[1024]} at N = 1024, {stage[4096]} at N = 4096)",
+              "18–34 KB")]
+    for name, e, block, twiddles, shape, kind, shared in [
+            ("`e16-t256` (the first stage)", "16 (16 × 2 at N = 32)", "256 threads", "table", "16, 256, 0", "true",
+             "34 KB"),
+            ("`e16-t128`", "16", "128 threads (256 at N = 4096)", "table", "16, 128, 0", "true", "17 KB (34 KB at 4096)"),
+            ("`e32-t256`", "32 (16 at N = 32)", "128 threads (the 4096/N cap; 256 at N = 32)", "table", "32, 256, 0",
+             "true", "33 KB"),
+            ("`e8-t256`", "8", "256 threads (512 at N = 4096)", "table", "8, 256, 0", "true", "18 KB (36 KB at 4096)"),
+            ("`two-pass-t128`", "chapter 34's (8 … 64)", "up to 128 threads", "table", "0, 128, 0", "true", "9–33 KB"),
+            ("`twiddle-table`", "chapter 34's (8 … 64)", "up to 256 threads", "table", "0, 256, 0", "true", "18–34 KB"),
+            ("`e16-t256-3blocks`", "16", "256 threads, `__launch_bounds__(256, 3)`", "table", "16, 256, 3", "true",
+             "34 KB"),
+            ("`e16-t256-sincospif`", "16", "256 threads", "`sincospif`", "16, 256, 0", "false", "34 KB")]:
+        table.append((name, e, block, twiddles, span([regs(shape, kind, n) for n in lengths]), shared))
+    out = ["| variant | E | block | twiddles | registers, N = 32 … 4096 | shared memory per block |",
+           "|---|---|---|---|---:|---:|"]
+    out += [f"| {' | '.join(row)} |" for row in table]
+    small = {(n, v): module.registers(rows, chapter, f"fft_per_thread_kernel<{n}, {v}>") for n in (8, 16)
+             for v in ("true", "false")}
+    four = [r["reg"] for r in rows if r["chapter"] == chapter and r["arch"] == "sm_90"
+            and re.search(r"fft_(rows|columns)_kernel<fft_tuned::FourStepFft", r["kernel"])]
+    stack = [r for r in rows if r["chapter"] == chapter and r["arch"] == "sm_90" and (r["stack"] or r["local"])]
+    out.append("")
+    out.append(f"N = 8 and 16 (all variants): 256 threads, {small[(8, 'true')]} / {small[(16, 'true')]} registers, "
+               f"18 / 34 KB (the 8-byte fallback: {small[(8, 'false')]} / {small[(16, 'false')]}). Four-step kernels: "
+               f"{span(four)} registers, up to 35 KB. "
+               + ("No kernel has a stack frame or local memory" if not stack else
+                  f"{len(stack)} kernels use a stack frame or local memory")
+               + f" (`-warn-spills` is on; `__launch_bounds__(256, 4)` was dropped because it spilled 8 bytes at "
+               f"N = 1024). {prov}.")
+    return "\n".join(out)
+
+
 def fft36_screen_text():
     """Chapter 36's share of the bound and its verdict against the targets its README states, from the runs of
     36-screen."""
@@ -1504,7 +1554,7 @@ BLOCKS = {
     "36-h100-screen": "36-screen",
     "36-h100-candidates": "36-candidates", "36-h100-screen-text": "36-screen-text",
     "36-occupancy": "36-occupancy", "36-half-buffer": "36-half-buffer",
-    "29-registers": "29-registers", "37-occupancy": "37-occupancy", "37-h100-screen": "37-screen",
+    "29-registers": "29-registers", "35-registers": "35-registers", "37-occupancy": "37-occupancy", "37-h100-screen": "37-screen",
     "37-h100-screen-text": "37-screen-text", "37-h100-candidates": "37-candidates", "38-h100-by-length": "38-screen",
     "38-h100-sweep": "38-sweep", "38-h100-screen-text": "38-screen-text", "40-h100-stage-choice": "40-stage-choice",
     "40-h200x2-idea": "40-h200x2-idea", "40-h200x2-scaling": "40-h200x2-scaling",
@@ -1522,7 +1572,7 @@ TABLES = [("18-variants", scan_variants), ("18-types", scan_types), ("29-shapes"
           ("38-screen", fft38_screen), ("29-stream-k", gemm_stream_k), ("18-targets", scan18_targets),
           ("18-timeline", scan18_timeline), ("18-timeline-screen", scan18_timeline_screen),
           ("36-screen-text", fft36_screen_text), ("36-occupancy", fft36_occupancy),
-          ("36-half-buffer", fft36_half_buffer), ("29-registers", gemm29_registers), ("37-occupancy", fft37_occupancy), ("37-screen-text", fft37_screen_text),
+          ("36-half-buffer", fft36_half_buffer), ("29-registers", gemm29_registers), ("35-registers", fft35_registers), ("37-occupancy", fft37_occupancy), ("37-screen-text", fft37_screen_text),
           ("38-sweep", fft38_sweep), ("38-screen-text", fft38_screen_text),
           ("40-stage-choice", multi_gpu_stage_choice), ("40-h200x2-idea", multi_idea),
           ("40-h200x2-scaling", multi_scaling), ("40-h200x2-bound-text", multi_bound_text),
