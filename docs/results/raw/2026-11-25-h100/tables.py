@@ -1353,6 +1353,41 @@ def fft35_registers():
     return "\n".join(out)
 
 
+def scan18_registers():
+    """Chapter 18's registers and stack frames, every scan_tiles_kernel instantiation of the program's build."""
+    module, rows, prov = resources()
+    kernels = [r for r in rows if r["chapter"] == "18-scan-any-type-copy-bound" and r["arch"] == "sm_90"
+               and "scan_copy_bound::scan_tiles_kernel<" in r["kernel"]]
+    shape = re.compile(r"Tuning<([\w ]+), scan_copy_bound::(\w+), 192, (\d+), 8, (\d+), \(scan_copy_bound::Staging\)(\d), "
+                       r"\(scan_copy_bound::LoadHint\)(\d), \(scan_copy_bound::StoreHint\)(\d), (true|false)>, "
+                       r"(true|false)>")
+    # The scan type: signed sums run on the unsigned twin (int32 and uint32 sums both as unsigned int).
+    names = {"int": "int32", "unsigned int": "32-bit", "long": "int64", "unsigned long": "64-bit", "float": "float",
+             "double": "double"}
+    stage_regs, large_regs, frames = set(), set(), []
+    for r in kernels:
+        m = shape.search(r["kernel"])
+        if not m:
+            raise SystemExit(f"tables.py: unexpected chapter 18 kernel {r['kernel']}")
+        t, op, staged, blocks, staging, load, store, timeline, carry = m.groups()
+        (large_regs if staged == "16" else stage_regs).add(r["reg"])
+        if r["stack"]:
+            variant = ("t192-s16-r8" if staged == "16" else "timeline" if timeline == "true" else "bulk" if staging == "1"
+                       else "ldcs-stcs" if load == "1" else "stcs" if store == "1" else "stage")
+            frames.append(f"{names.get(t, t)} {op.lower()} {variant}{' with a carry' if carry == 'true' else ''} "
+                          f"{r['stack']} bytes")
+
+    def listed(values):
+        v = sorted(values)
+        return " or ".join(map(str, v)) if len(v) <= 2 else f"{v[0]}–{v[-1]}"
+
+    text = (f"The kernels run at {listed(stage_regs)} registers per thread (6 blocks of 192 threads per SM; "
+            f"{listed(large_regs)} for the larger-tile step). ")
+    text += (f"{len(frames)} of the {len(kernels)} instantiations have a stack frame: {'; '.join(sorted(frames))}"
+             if frames else f"None of the {len(kernels)} instantiations has a stack frame")
+    return text + f" ({prov[0].lower() + prov[1:]})."
+
+
 def fft36_screen_text():
     """Chapter 36's share of the bound and its verdict against the targets its README states, from the runs of
     36-screen."""
@@ -1554,7 +1589,7 @@ BLOCKS = {
     "36-h100-screen": "36-screen",
     "36-h100-candidates": "36-candidates", "36-h100-screen-text": "36-screen-text",
     "36-occupancy": "36-occupancy", "36-half-buffer": "36-half-buffer",
-    "29-registers": "29-registers", "35-registers": "35-registers", "37-occupancy": "37-occupancy", "37-h100-screen": "37-screen",
+    "29-registers": "29-registers", "18-registers": "18-registers", "35-registers": "35-registers", "37-occupancy": "37-occupancy", "37-h100-screen": "37-screen",
     "37-h100-screen-text": "37-screen-text", "37-h100-candidates": "37-candidates", "38-h100-by-length": "38-screen",
     "38-h100-sweep": "38-sweep", "38-h100-screen-text": "38-screen-text", "40-h100-stage-choice": "40-stage-choice",
     "40-h200x2-idea": "40-h200x2-idea", "40-h200x2-scaling": "40-h200x2-scaling",
@@ -1572,7 +1607,7 @@ TABLES = [("18-variants", scan_variants), ("18-types", scan_types), ("29-shapes"
           ("38-screen", fft38_screen), ("29-stream-k", gemm_stream_k), ("18-targets", scan18_targets),
           ("18-timeline", scan18_timeline), ("18-timeline-screen", scan18_timeline_screen),
           ("36-screen-text", fft36_screen_text), ("36-occupancy", fft36_occupancy),
-          ("36-half-buffer", fft36_half_buffer), ("29-registers", gemm29_registers), ("35-registers", fft35_registers), ("37-occupancy", fft37_occupancy), ("37-screen-text", fft37_screen_text),
+          ("36-half-buffer", fft36_half_buffer), ("29-registers", gemm29_registers), ("18-registers", scan18_registers), ("35-registers", fft35_registers), ("37-occupancy", fft37_occupancy), ("37-screen-text", fft37_screen_text),
           ("38-sweep", fft38_sweep), ("38-screen-text", fft38_screen_text),
           ("40-stage-choice", multi_gpu_stage_choice), ("40-h200x2-idea", multi_idea),
           ("40-h200x2-scaling", multi_scaling), ("40-h200x2-bound-text", multi_bound_text),
