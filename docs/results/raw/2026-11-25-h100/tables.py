@@ -1388,6 +1388,44 @@ def scan18_registers():
     return text + f" ({prov[0].lower() + prov[1:]})."
 
 
+def gemm27_candidates_resources():
+    """Chapter 27's candidates: registers from the build (the float4 path), warps per SM computed from them and
+    the shared memory; shared memory per block and the SASS main loop's FFMA share are the candidates' facts,
+    counted once (`cuobjdump -sass`) and kept here."""
+    module, rows, prov = resources()
+    # (variant, TileConfig arguments as in main.cu, threads, shared KiB per block, FFMA share of the main loop)
+    candidates = [
+        ("`tuned-128x128x8-w32x64-t8x8-s2`", "128, 128, 8, 32, 64, 4, 2, 1, 2", 256, 16.3, "85.9%"),
+        ("`tuned-128x128x8-w32x64-t8x8-s3`", "128, 128, 8, 32, 64, 4, 3, 1, 2", 256, 24.4, "85.3%"),
+        ("`tuned-128x128x16-w32x64-t8x8-s3` (the stage's fallback on sm_75)", "128, 128, 16, 32, 64, 4, 3, 1, 2", 256,
+         48.8, "88.9%"),
+        ("`tuned-128x128x16-w32x64-t8x8-s3-g8`", "128, 128, 16, 32, 64, 4, 3, 8, 2", 256, 48.8, "88.9%"),
+        ("`tuned-128x128x16-w64x32-t8x8-s3`", "128, 128, 16, 64, 32, 8, 3, 1, 2", 256, 48.8, "88.9%"),
+        ("`tuned-128x128x16-w32x64-t8x8-s4`", "128, 128, 16, 32, 64, 4, 4, 1, 1", 256, 65.0, "87.1%"),
+        ("`tuned-128x128x32-w32x64-t8x8-s3`", "128, 128, 32, 32, 64, 4, 3, 1, 2", 256, 97.5, "91.0%"),
+        ("`tuned-128x128x8-w64x64-t16x8-s3`", "128, 128, 8, 64, 64, 4, 3, 1, 2", 128, 24.4, "90.1%"),
+        ("`tuned-128x128x16-w64x64-t16x8-s3`", "128, 128, 16, 64, 64, 4, 3, 1, 2", 128, 48.8, "91.9%"),
+        ("`tuned-128x256x8-w64x64-t16x8-s3`", "128, 256, 8, 64, 64, 4, 3, 1, 1", 256, 36.4, "90.8%"),
+        ("`tuned-256x128x8-w64x64-t16x8-s3`", "256, 128, 8, 64, 64, 4, 3, 1, 1", 256, 36.4, "89.9%"),
+        ("**`tuned-128x256x16-w64x64-t16x8-s3` (= `sgemm-tuned`)**", "128, 256, 16, 64, 64, 4, 3, 1, 1", 256, 72.8,
+         "92.5%"),
+        ("`tuned-128x256x16-w64x64-t16x8-s3-g8`", "128, 256, 16, 64, 64, 4, 3, 8, 1", 256, 72.8, "92.5%")]
+    out = ["| variant | threads | regs | smem KiB | warps / SM | FFMA in loop |", "|---|---:|---:|---:|---:|---:|"]
+    for name, cfg, threads, smem, ffma in candidates:
+        regs = module.registers(rows, "27-sgemm-tuned",
+                                f"sgemm_tuned_kernel<sgemm_tuned::TileConfig<{cfg}, true, true>, true>")
+        blocks = min(blocks_by_registers(regs, threads), int(228 // (smem + 1)), 2048 // threads)
+        out.append(f"| {name} | {threads} | {regs} | {smem} | {blocks * threads // 32} | {ffma} |")
+    out.append("")
+    frames = [r for r in rows if r["chapter"] == "27-sgemm-tuned" and r["arch"] == "sm_90" and (r["stack"] or r["local"])]
+    out.append(f"{prov}; " + ("no kernel of the chapter has a stack frame or local memory" if not frames else
+                              f"{len(frames)} kernels of the chapter have a stack frame or local memory")
+               + ". Warps per SM: the blocks that both the registers (64 K) and the shared memory (228 KiB, 1 KiB "
+               "reserved per block) let in. The FFMA shares were counted from an earlier build's SASS and are not "
+               "regenerated with the registers.")
+    return "\n".join(out)
+
+
 def fft36_screen_text():
     """Chapter 36's share of the bound and its verdict against the targets its README states, from the runs of
     36-screen."""
@@ -1589,7 +1627,7 @@ BLOCKS = {
     "36-h100-screen": "36-screen",
     "36-h100-candidates": "36-candidates", "36-h100-screen-text": "36-screen-text",
     "36-occupancy": "36-occupancy", "36-half-buffer": "36-half-buffer",
-    "29-registers": "29-registers", "18-registers": "18-registers", "35-registers": "35-registers", "37-occupancy": "37-occupancy", "37-h100-screen": "37-screen",
+    "29-registers": "29-registers", "27-resources": "27-resources", "18-registers": "18-registers", "35-registers": "35-registers", "37-occupancy": "37-occupancy", "37-h100-screen": "37-screen",
     "37-h100-screen-text": "37-screen-text", "37-h100-candidates": "37-candidates", "38-h100-by-length": "38-screen",
     "38-h100-sweep": "38-sweep", "38-h100-screen-text": "38-screen-text", "40-h100-stage-choice": "40-stage-choice",
     "40-h200x2-idea": "40-h200x2-idea", "40-h200x2-scaling": "40-h200x2-scaling",
@@ -1607,7 +1645,7 @@ TABLES = [("18-variants", scan_variants), ("18-types", scan_types), ("29-shapes"
           ("38-screen", fft38_screen), ("29-stream-k", gemm_stream_k), ("18-targets", scan18_targets),
           ("18-timeline", scan18_timeline), ("18-timeline-screen", scan18_timeline_screen),
           ("36-screen-text", fft36_screen_text), ("36-occupancy", fft36_occupancy),
-          ("36-half-buffer", fft36_half_buffer), ("29-registers", gemm29_registers), ("18-registers", scan18_registers), ("35-registers", fft35_registers), ("37-occupancy", fft37_occupancy), ("37-screen-text", fft37_screen_text),
+          ("36-half-buffer", fft36_half_buffer), ("29-registers", gemm29_registers), ("27-resources", gemm27_candidates_resources), ("18-registers", scan18_registers), ("35-registers", fft35_registers), ("37-occupancy", fft37_occupancy), ("37-screen-text", fft37_screen_text),
           ("38-sweep", fft38_sweep), ("38-screen-text", fft38_screen_text),
           ("40-stage-choice", multi_gpu_stage_choice), ("40-h200x2-idea", multi_idea),
           ("40-h200x2-scaling", multi_scaling), ("40-h200x2-bound-text", multi_bound_text),
