@@ -13,7 +13,9 @@ Every number comes from a CSV or program output: the screens of chapters 18, 28,
 one-GPU runs from one `tools/measure-screens` run (SCREENS, ../2026-11-27-h100/screens-bbee8ca), chapter 40's
 scaling from ../2026-11-27-h200x2/multigpu, chapter 28's calibration from the first run of chapters 27-29
 (chapters/29-sgemm-split-k/results/h100-03ce2f5, with the constants of chapter 28's shape_model.hpp), the rest from
-this folder's captures (labelled with their commits where they stay as history); nothing is typed by hand."""
+this folder's captures (labelled with their commits where they stay as history); the registers of chapters 18,
+27, 29 and 35-37 from one sm_90 build's ../2026-11-28-build/resources-sm90.txt (tools/tutkit/resources.py); nothing
+is typed by hand."""
 import csv
 import importlib.util
 import json
@@ -1627,7 +1629,10 @@ BLOCKS = {
     "36-h100-screen": "36-screen",
     "36-h100-candidates": "36-candidates", "36-h100-screen-text": "36-screen-text",
     "36-occupancy": "36-occupancy", "36-half-buffer": "36-half-buffer",
-    "29-registers": "29-registers", "27-resources": "27-resources", "18-registers": "18-registers", "35-registers": "35-registers", "37-occupancy": "37-occupancy", "37-h100-screen": "37-screen",
+    # Generated from the build's resources file (RESOURCES), not from a run:
+    "18-registers": "18-registers", "27-resources": "27-resources", "29-registers": "29-registers",
+    "35-registers": "35-registers", "37-occupancy": "37-occupancy",
+    "37-h100-screen": "37-screen",
     "37-h100-screen-text": "37-screen-text", "37-h100-candidates": "37-candidates", "38-h100-by-length": "38-screen",
     "38-h100-sweep": "38-sweep", "38-h100-screen-text": "38-screen-text", "40-h100-stage-choice": "40-stage-choice",
     "40-h200x2-idea": "40-h200x2-idea", "40-h200x2-scaling": "40-h200x2-scaling",
@@ -1645,7 +1650,9 @@ TABLES = [("18-variants", scan_variants), ("18-types", scan_types), ("29-shapes"
           ("38-screen", fft38_screen), ("29-stream-k", gemm_stream_k), ("18-targets", scan18_targets),
           ("18-timeline", scan18_timeline), ("18-timeline-screen", scan18_timeline_screen),
           ("36-screen-text", fft36_screen_text), ("36-occupancy", fft36_occupancy),
-          ("36-half-buffer", fft36_half_buffer), ("29-registers", gemm29_registers), ("27-resources", gemm27_candidates_resources), ("18-registers", scan18_registers), ("35-registers", fft35_registers), ("37-occupancy", fft37_occupancy), ("37-screen-text", fft37_screen_text),
+          ("36-half-buffer", fft36_half_buffer), ("37-screen-text", fft37_screen_text),
+          ("18-registers", scan18_registers), ("27-resources", gemm27_candidates_resources),
+          ("29-registers", gemm29_registers), ("35-registers", fft35_registers), ("37-occupancy", fft37_occupancy),
           ("38-sweep", fft38_sweep), ("38-screen-text", fft38_screen_text),
           ("40-stage-choice", multi_gpu_stage_choice), ("40-h200x2-idea", multi_idea),
           ("40-h200x2-scaling", multi_scaling), ("40-h200x2-bound-text", multi_bound_text),
