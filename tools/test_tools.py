@@ -22,7 +22,7 @@ TOOLS = Path(__file__).resolve().parent
 FIXTURES = TOOLS / "fixtures"
 sys.path.insert(0, str(TOOLS))
 
-from tutkit import bootstrap, buildlog, common, ncu, results, sanitize, testlog, tour  # noqa: E402
+from tutkit import bootstrap, buildlog, common, ncu, resources, results, sanitize, testlog, tour  # noqa: E402
 from tutkit.common import ToolError  # noqa: E402
 
 
@@ -92,6 +92,41 @@ class FakeBuild:
 
 
 # ---- common -------------------------------------------------------------------------------------
+
+class ResourcesTest(unittest.TestCase):
+    """tools/tutkit/resources.py: cuobjdump --dump-resource-usage parsed, written and read back, one kernel found."""
+    DUMP = """
+Fatbin elf code:
+================
+arch = sm_90
+code version = [1,8]
+
+Resource usage:
+ Common:
+  GLOBAL:32768 CONSTANT[4]:8
+ Function _Z6kernelILi8EEvPf:
+  REG:128 STACK:8 SHARED:1024 LOCAL:0 CONSTANT[0]:552 TEXTURE:0 SURFACE:0 SAMPLER:0
+ Function _Z6kernelILi16EEvPf:
+  REG:64 STACK:0 SHARED:2048 LOCAL:4 CONSTANT[0]:552 TEXTURE:0 SURFACE:0 SAMPLER:0
+"""
+
+    def test_parse_write_load_find(self):
+        found = resources.parse(self.DUMP)
+        self.assertEqual([(a, n, u["REG"], u["STACK"], u["SHARED"], u["LOCAL"]) for a, n, u in found],
+                         [("sm_90", "_Z6kernelILi8EEvPf", 128, 8, 1024, 0), ("sm_90", "_Z6kernelILi16EEvPf", 64, 0, 2048, 4)])
+        names = resources.demangle([n for _, n, _ in found])
+        rows = [{"chapter": "99-x", "object": "main.cu.o", "arch": a, "kernel": k, "reg": u["REG"], "stack": u["STACK"],
+                 "shared": u["SHARED"], "local": u["LOCAL"]} for (a, _, u), k in zip(found, names)]
+        with tempfile.TemporaryDirectory() as d:
+            path = Path(d) / "r.txt"
+            resources.write(path, rows + rows, ["made here"])  # duplicates (a test object too) appear once
+            self.assertEqual(resources.header(path), ["made here"])
+            back = resources.load(path)
+        self.assertEqual(len(back), 2)
+        self.assertEqual(resources.registers(back, "99-x", names[1]), 64)
+        with self.assertRaises(KeyError):
+            resources.registers(back, "99-x", "kernel")  # two match: ambiguous
+
 
 class CommonTest(unittest.TestCase):
     def test_sizes(self):

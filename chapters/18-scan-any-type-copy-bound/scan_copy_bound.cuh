@@ -5,7 +5,7 @@
 //   - the value type T: int32, uint32, int64, float, double. A tile keeps the same *bytes* for every type
 //     (a 16-byte vector holds 16 / sizeof(T) items), so items per thread scale with 1 / sizeof(T);
 //   - the operator: Sum (identity 0; signed sums wrap in two's complement: they run on the unsigned twin
-//     of T) or Max (identity numeric_limits<T>::lowest()).
+//     of T) or Max (identity -inf for floating point, numeric_limits<T>::lowest() for integers; NaN propagates).
 // Status words: a 4-byte value shares one 64-bit word with its flag (chapter 17's relaxed words); an 8-byte
 // value cannot, so it lives in two arrays (aggregate, inclusive prefix, each written once) beside a 32-bit flag
 // published with release and read back with an acquire fence (CUB instead packs an 8-byte primitive value with
@@ -57,11 +57,24 @@ struct Sum {
   template <class T>
   static constexpr bool regroupable = std::is_integral_v<T>;
 };
+// The identity seeds every tile's exclusive prefix, the look-back's missing predecessors and the lanes past the
+// end, so op(identity, x) must be x for every x an input can hold: -inf for floating point (lowest(), the most
+// negative finite value, would turn an input of -inf into -FLT_MAX from the second tile on), lowest() for integers.
+// NaN policy: NaN propagates. Every output from the first NaN of the input on is NaN, with the bits of the last
+// NaN so far; without NaN, max returns the first of equal maxima (-0.0 before 0.0 stays -0.0). Both rules are
+// associative, so any grouping gives the same bits. (CUB's cuda::maximum, a < b ? b : a, drops a NaN that comes
+// as its right operand: its NaN results depend on the grouping.)
 struct Max {
   template <class T>
-  __host__ __device__ static constexpr T identity() { return cuda::std::numeric_limits<T>::lowest(); }
+  __host__ __device__ static constexpr T identity() {
+    if constexpr (cuda::std::numeric_limits<T>::has_infinity) return -cuda::std::numeric_limits<T>::infinity();
+    else return cuda::std::numeric_limits<T>::lowest();
+  }
   template <class T>
-  __host__ __device__ T operator()(T a, T b) const { return a < b ? b : a; }
+  __host__ __device__ T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>) return (a < b || b != b) ? b : a;  // b != b: b is NaN
+    else return a < b ? b : a;
+  }
   template <class T>
   static constexpr bool regroupable = true;  // max picks one of its operands: any grouping, same bits
 };

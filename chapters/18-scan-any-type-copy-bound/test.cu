@@ -119,6 +119,96 @@ TEST_CASE("18: repeated runs, every variant, type and operator; floating-point s
     }
 }
 
+// Max where its identity is reached: inputs entirely below zero, all -inf, +-inf among finite values, NaN
+// (scan_copy_bound.cuh's policy: NaN propagates with the bits of the last NaN so far; otherwise the first of equal
+// maxima, so -0.0 then 0.0 scans to -0.0), and uint32's identity 0 as the whole input. The expected output is
+// computed here from that policy, not with the kernel's operator. Every variant, one tile, a few tiles, and 33
+// tiles (a look-back window of more than 32 predecessors). Before the fix the identity was lowest(): an all -inf
+// float or double input longer than one tile scanned to -FLT_MAX / -DBL_MAX from the second tile on.
+template <class T>
+std::vector<T> expected_max_scan(const std::vector<T>& x) {
+  std::vector<T> y(x.size());
+  bool seen_nan = false;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (std::isnan(x[i])) {
+        seen_nan = true;
+        y[i] = x[i];
+        continue;
+      }
+    }
+    y[i] = i == 0 || (!seen_nan && y[i - 1] < x[i]) ? x[i] : y[i - 1];
+  }
+  return y;
+}
+
+template <class T>
+void check_max_values(const std::string& variant, const std::string& what, const std::vector<T>& host) {
+  const std::size_t n = host.size();
+  const std::vector<T> expected = expected_max_scan(host);
+  tut::DeviceBuffer<T> in(host), out(n);
+  tut::DeviceBuffer<unsigned char> workspace(copy_bound::workspace_bytes<T, scan_copy_bound::Max>(n) + 1);
+  copy_bound::with_tuning<T, scan_copy_bound::Max>(variant, [&](auto k) {
+    using K = decltype(k);
+    scan_copy_bound::setup_scan<K>();
+    tut::DeviceBuffer<std::uint64_t> stamps(scan_copy_bound::tile_count<K>(n) * scan_copy_bound::kStamps + 1);
+    workspace.poison();
+    out.poison();
+    scan_copy_bound::inclusive_scan_with<K>(in.data(), out.data(), n, workspace.data(), 0, stamps.data());
+    TUT_CUDA_CHECK(cudaDeviceSynchronize());
+  });
+  INFO(variant << " sizeof(T) " << sizeof(T) << " n = " << n << ": " << what);
+  const tut::CheckResult r = tut::compare_exact(expected, out.download());  // bits: -0.0, -inf, NaN included
+  CHECK_MESSAGE(r.ok, r.message());
+  CHECK_MESSAGE(tut::compare_exact(host, in.download()).ok, "the input changed");
+}
+
+template <class T>
+void check_max_special_values(const std::string& variant, std::size_t n) {
+  const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+  const std::size_t tile = stage_tile(sizeof(T) == 4 ? 3 : 4);
+  std::vector<T> below = copy_bound::make_input<T>(n, tut::testing::test_seed() + n);
+  for (T& v : below) v = v - T(2);  // [-3, -1): every item below zero
+  check_max_values(variant, "every item in [-3, -1)", below);
+  check_max_values(variant, "every item -inf", std::vector<T>(n, -inf));
+  check_max_values(variant, "every item -max()", std::vector<T>(n, -std::numeric_limits<T>::max()));
+  std::vector<T> zeros(n, T(0));
+  for (std::size_t i = 0; i < n; i += 2) zeros[i] = -T(0);
+  check_max_values(variant, "-0.0 and 0.0 alternating (the first of equal maxima)", zeros);
+  std::vector<T> infs(n, -inf);
+  for (std::size_t i = 0; i < n; ++i) infs[i] = i % 7 == 3 ? below[i] : -inf;
+  infs[n - 1 - n / 3] = inf;  // +inf late in the input: every output from there on
+  check_max_values(variant, "-inf, values below zero, one +inf", infs);
+  std::vector<T> nans = below;
+  nans[std::min(n - 1, tile + 5)] = nan;  // in the second tile where there is one: propagates across tiles
+  check_max_values(variant, "one NaN", nans);
+  check_max_values(variant, "every item NaN", std::vector<T>(n, nan));
+  std::vector<T> lead = std::vector<T>(n, -inf);
+  lead[0] = nan;
+  check_max_values(variant, "NaN first, then -inf", lead);
+}
+
+TEST_CASE("18: max reaches its identity: inputs below zero, -inf, +inf, NaN (propagates), -0.0, every variant") {
+  const std::size_t t = stage_tile(3);  // the stage's float tile, two of double's
+  const std::size_t window = tut::testing::under_sanitizer() ? 3 * t + 5 : 33 * t + 5;  // > 32 predecessors
+  for (const auto& v : copy_bound::kVariants) {
+    for (std::size_t n : {std::size_t{1}, std::size_t{33}, t + 1, 3 * t + 5, window}) {
+      check_max_special_values<float>(v.name, n);
+      check_max_special_values<double>(v.name, n);
+    }
+    for (std::size_t n : {std::size_t{1}, 3 * t + 5, window}) {
+      std::vector<std::int32_t> i32 = copy_bound::make_input<std::int32_t>(n, tut::testing::test_seed() + n);
+      for (auto& x : i32) x = x < 0 ? x : -1 - x;  // every item below zero
+      check_max_values(v.name, "int32 below zero", i32);
+      check_max_values(v.name, "int32 lowest()", std::vector<std::int32_t>(n, INT32_MIN));
+      std::vector<std::int64_t> i64 = copy_bound::make_input<std::int64_t>(n, tut::testing::test_seed() + n);
+      for (auto& x : i64) x = x < 0 ? x : -1 - x;
+      check_max_values(v.name, "int64 below zero", i64);
+      check_max_values(v.name, "uint32 all 0 (the identity)", std::vector<std::uint32_t>(n, 0u));
+    }
+  }
+}
+
 // A carry in front of the scan (chapter 40's shards): out[i] = op(carry, x[0] .. x[i]), against the CPU, for
 // int32 sums (wrapping: the carry and the sums overflow int32) and uint32 max, every variant, aligned buffers and
 // buffers one element off alignment (the item-by-item path), at adversarial and tile-boundary sizes.

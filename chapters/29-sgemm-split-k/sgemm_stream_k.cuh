@@ -7,9 +7,10 @@
 // accumulate_tile (included, not copied): a whole tile goes to C, a partial one to the block's workspace slot.
 //
 // The fix-up is a second kernel, as split-K's reduction, not the owning block waiting on per-tile flags:
-//   - it cannot deadlock whatever else runs on the GPU (a spin-wait needs every block of the grid resident at
-//     once, which the occupancy calculator promises only on an otherwise idle GPU: not under MPS, another
-//     stream's kernels, or a tool that serialises blocks), and needs no flags to reset between runs;
+//   - it cannot deadlock whatever else runs on the GPU (a block spinning on a flag of a block that is not yet
+//     resident can hold the slot that block needs; the occupancy calculator's one wave is all resident only on
+//     an otherwise idle GPU, not under MPS or beside another stream's kernels; chapter 15's atomic tile counter
+//     is the remedy a flag-waiting fix-up would need), and needs no flags to reset between runs;
 //   - it is deterministic by construction: one writer per C element, partials summed in block order, which
 //     is K order (the same bits every run);
 //   - its cost is one more launch (~3 us, as split-K's reduction) and the partials' bytes, at most two tiles

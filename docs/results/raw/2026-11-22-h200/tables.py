@@ -190,7 +190,7 @@ ZONES17 = [
 
 def zones17():
     r = run16()
-    out = ["| variant | threads | int32 per thread: smem + registers | registers | blocks / SM | loads in flight / SM | "
+    out = ["| variant | threads | int32 per thread: smem + registers | registers | blocks / SM | landing zone / SM | "
            "speed vs CUB |", "|---|---:|---|---:|---:|---:|---:|"]
     for label, v, t, s, g, regs, blocks in ZONES17:
         speed = f"**{x(r[v])}**" if label.startswith("**") else x(r[v])
@@ -549,17 +549,17 @@ def zones17_text():
     warps = lambda v: zone(v)[0] // 32 * zone(v)[2]
     tiles = lambda t: -(-2**28 // (t * 80))
     kibs = ", ".join(str(zone(v)[2] * zone(v)[0] * zone(v)[1] * 4 // 1024) for v in steps)
-    return (f"Read down the table and the lesson is Little's law twice over. At equal bytes in flight (192 KiB), 12 blocks\n"
+    return (f"Read down the table and the lesson is Little's law twice over. At equal landing zones (192 KiB per SM), 12 blocks\n"
             f"of 128 threads beat 6 blocks of 256 by "
             f"{slower('lookback-staged-cpasync-t256-i32', 'lookback-staged-cpasync-t128-i32'):.1f}%: a block's warps wait "
             f"at a barrier while warp 0 looks back, and\nsmaller blocks idle fewer warps and run more look-backs side by "
             f"side. Below 128 threads too few warps are\nleft to issue the copies and the stores (64 × 96: "
             f"{warps('lookback-staged-cpasync-t64-i96')} warps per SM; 32 × 128: {warps('lookback-staged-cpasync-t32-i128')}). "
-            f"Then, at 9 blocks of 128,\nevery step that adds bytes in flight adds speed: {kibs} KiB give "
+            f"Then, at 9 blocks of 128,\nevery step that enlarges the landing zone adds speed: {kibs} KiB give "
             + ", ".join(sx(v) for v in steps) +
             f" CUB; at 352 KiB in 8 blocks it is slightly slower again (256 KiB in 8 blocks, `hybrid ... -r16`,\n"
             f"is slower than 288 KiB in 9: data per thread alone is not the point).\n\n"
-            f"The last rows hold the bytes in flight and the warps per SM almost constant (330–360 KiB, 33–36 warps) and\n"
+            f"The last rows hold the landing zone and the warps per SM almost constant (330–360 KiB, 33–36 warps) and\n"
             f"change only the block size. We expected smaller blocks to win again; they lose: "
             + ", ".join(f"{t} threads {sx(h.format(t, 32))}" if t == 64 else f"{t} {sx(h.format(t, 32))}" for t in sizes) +
             f". A bigger tile pays its fixed costs (the atomic, two barriers, warp\n0's look-back, the publications) over "
@@ -705,9 +705,9 @@ def lab17_text():
             f"persistent design is {min(slow):.1f} to {max(slow):.1f} times slower than "
             f"chapter 16's one-tile-per-block\nkernel with the same tiles, and its times scatter (the prefetching "
             f"t256-i16: {pre['min_ms']:.1f} to {pre['max_ms']:.1f} ms from run to run,\nwhere chapter 16's stage "
-            f"stays within ±{spread:.0f}%). The rings hold as many bytes in flight per SM (192–216 KiB) as\nchapter 17's "
+            f"stays within ±{spread:.0f}%). The rings are as large per SM (192–216 KiB of loads they can hold in flight) as\nchapter 17's "
             f"landing zones that stage the whole tile (`lookback-staged-cpasync-*`, 192–216 KiB), which ran\nfar faster, "
-            f"so bytes in flight are not what is missing.")
+            f"so the capacity for bytes in flight is not what is missing.")
 
 
 TABLES = [("16-chosen", chosen16), ("16-shapes", shapes16), ("16-ncu", ncu16), ("17-zones", zones17),

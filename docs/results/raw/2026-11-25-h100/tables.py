@@ -13,7 +13,9 @@ Every number comes from a CSV or program output: the screens of chapters 18, 28,
 one-GPU runs from one `tools/measure-screens` run (SCREENS, ../2026-11-27-h100/screens-bbee8ca), chapter 40's
 scaling from ../2026-11-27-h200x2/multigpu, chapter 28's calibration from the first run of chapters 27-29
 (chapters/29-sgemm-split-k/results/h100-03ce2f5, with the constants of chapter 28's shape_model.hpp), the rest from
-this folder's captures (labelled with their commits where they stay as history); nothing is typed by hand."""
+this folder's captures (labelled with their commits where they stay as history); the registers of chapters 18,
+27, 29 and 35-37 from one sm_90 build's ../2026-11-28-build/resources-sm90.txt (tools/tutkit/resources.py); nothing
+is typed by hand."""
 import csv
 import importlib.util
 import json
@@ -769,7 +771,10 @@ def scan18_timeline():
                f"the largest phase, {share['look-back wait']:.1f}% of a tile's life, against {share['land']:.1f}% "
                f"with loads in flight; but other blocks keep loading while one waits: on average "
                f"{landing:.0f} of the {t['in_flight']:.0f} tiles in flight are landing loads, up to "
-               f"{landing * 60 / 1024:.1f} MiB (60 KiB a tile) outstanding over the GPU. Terms 1 and 2 are upper bounds (they cost "
+               f"{landing * 60 / 1024:.1f} MiB (60 KiB a tile) outstanding over the GPU, about "
+               f"{landing * 60 / t['sms']:.0f} KiB per SM on average: the 360 KiB per SM of chapter 17 is the "
+               f"landing zone's capacity (6 tiles of 60 KiB), reached only while all six blocks land at once. "
+               f"Terms 1 and 2 are upper bounds (they cost "
                f"bandwidth only when those bytes fall below what DRAM needs), and the steps that cut them "
                f"(bulk copies, larger tiles with fewer look-backs per byte) did not beat the run-to-run spread, so "
                f"the wait mostly overlaps other blocks' loads. The rest of the gap, "
@@ -1183,6 +1188,246 @@ def fft38_screen_text():
             f"it by more than {max(50 / x for x in cufft):.2f}×.")
 
 
+# Kernel resources of one sm_90 build (tools/tutkit/resources.py): registers come from the build, never typed.
+RESOURCES = HERE.parent / "2026-11-28-build" / "resources-sm90.txt"
+RESOURCES_LINK = "../../docs/results/raw/2026-11-28-build/resources-sm90.txt"
+
+
+def resources():
+    """(rows, provenance sentence) of RESOURCES, through tools/tutkit/resources.py's reader."""
+    spec = importlib.util.spec_from_file_location("tutkit_resources", HERE.parents[3] / "tools/tutkit/resources.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    head = module.header(RESOURCES)
+    commit = re.search(r"commit (\w+)", head[1]).group(1)
+    date = re.search(r"(\d{4}-\d\d-\d\d)", head[1]).group(1)
+    return module, module.load(RESOURCES), (
+        f"Registers: ptxas through `cuobjdump --dump-resource-usage`, nvcc 13.0, sm_90, commit `{commit}`, {date} "
+        f"([resources-sm90.txt]({RESOURCES_LINK}), `tools/tutkit/resources.py`)")
+
+
+def blocks_by_registers(regs, threads):
+    """Blocks per SM the 64 K registers allow: each warp takes regs x 32 in units of 256."""
+    per_warp = -(-regs * 32 // 256) * 256
+    return 65536 // (per_warp * (threads // 32))
+
+
+def fft36_occupancy():
+    """Chapter 36's occupancy table (shared memory from the plan, registers from the build) and what it says."""
+    module, rows, prov = resources()
+    chapter = "36-fft-one-block-large"
+    shapes = [(16384, "E = 32 (stage)", 32, 1, "Shape<32, 1, 0>"), (16384, "E = 16", 16, 1, "Shape<16, 1, 2>"),
+              (8192, "E = 32 (stage)", 32, 1, "Shape<32, 1, 0>"), (8192, "E = 32, 2 signals", 32, 2, "Shape<32, 2, 0>"),
+              (8192, "E = 16", 16, 1, "Shape<16, 1, 2>"), (8192, "E = 16, 2 signals", 16, 2, "Shape<16, 2, 0>")]
+    out = ["| N, shape | shared memory per block | blocks per SM by shared memory | registers per thread | "
+           "threads per block | blocks per SM by registers | blocks per SM |", "|---|---:|---:|---:|---:|---:|---:|"]
+    blocks = {}
+    for n, label, e, signals, shape in shapes:
+        shared_kib = signals * (n + n // e) * 8 // 1024  # the padded buffer: one pad slot every E values
+        by_shared = (228 * 1024) // ((shared_kib + 1) * 1024)  # 1 KiB reserved per block
+        threads = signals * n // e
+        regs = module.registers(rows, chapter, f"fft_one_block_kernel<{n}, fft_one_block_large::{shape}, false>")
+        by_regs = blocks_by_registers(regs, threads)
+        blocks[(n, label)] = (by_shared, regs, threads, by_regs, min(by_shared, by_regs, 2048 // threads))
+        out.append(f"| {n}, {label} | {shared_kib} KiB | {by_shared} | {regs} | {threads} | {by_regs} | "
+                   f"{blocks[(n, label)][4]} |")
+    s8, s16 = blocks[(8192, "E = 32 (stage)")], blocks[(16384, "E = 32 (stage)")]
+    half_room = 65536 // (2 * s16[2])
+    out.append("")
+    out.append(f"{prov}. At N = 8192 the stage's blocks are limited by registers, not shared memory: shared memory "
+               f"would let {s8[0]} blocks in, but {s8[2]} threads × {s8[1]} registers let {s8[3]}, so an SM holds "
+               f"**{s8[4]} blocks** at 8192. At 16384, {s16[2]} threads × {s16[1]} registers fill the register file "
+               f"on their own ({s16[3]} block by registers, {s16[0]} by shared memory).")
+    return "\n".join(out)
+
+
+def fft36_half_buffer():
+    """Chapter 36's half-buffer idea, with what the registers of the build allow."""
+    module, rows, _ = resources()
+    regs = module.registers(rows, "36-fft-one-block-large",
+                            "fft_one_block_kernel<16384, fft_one_block_large::Shape<32, 1, 0>, false>")
+    threads, half_kib = 16384 // 32, (16384 + 16384 // 32) * 8 // 1024 // 2
+    by_shared = (228 * 1024) // ((half_kib + 1) * 1024)
+    return (f"* **The half-buffer trick** (chapter 33's on-demand variant): exchange through a buffer of N/2 values "
+            f"in two rounds, halving the shared memory per signal to {half_kib} KiB, which shared memory would let "
+            f"{by_shared} blocks share. That alone adds no block: at {regs} registers the stage's {threads} threads "
+            f"take the whole register file ({blocks_by_registers(regs, threads)} block per SM), so a second block "
+            f"also needs the registers capped at {65536 // (2 * threads)} per thread (ptxas spilled at that cap in "
+            f"chapter 37's 512-thread shape) or fewer threads with more values each. It costs two more barriers per "
+            f"exchange.")
+
+
+def gemm29_registers():
+    """Chapter 29's partial-sum kernel against the tile kernel: registers from the build and the blocks they allow
+    (threads from the tile: (BM / WM) x (BN / WN) warps)."""
+    module, rows, prov = resources()
+    tiles = {"64 × 128": ("TileConfig<64, 128, 16, 32, 64, 4, 3, 1, 3, true, true>", 4 * 32),
+             "128 × 256": ("TileConfig<128, 256, 16, 64, 64, 4, 3, 1, 1, true, true>", 8 * 32)}
+    got = {}
+    for name, (cfg, threads) in tiles.items():
+        split = module.registers(rows, "29-sgemm-split-k", f"sgemm_split_k_kernel<sgemm_tuned::{cfg}, true>")
+        tile = module.registers(rows, "29-sgemm-split-k", f"sgemm_tuned_kernel<sgemm_tuned::{cfg}, true>")
+        got[name] = (split, tile, blocks_by_registers(split, threads), blocks_by_registers(tile, threads))
+    small, large = got["64 × 128"], got["128 × 256"]
+    either = (f"holds {large[2]} either way" if large[2] == large[3] else
+              f"holds {large[2]} against {large[3]}")
+    return (f"A split plan runs a kernel of its own, the partial-sum kernel, with its own registers: for 64 × 128 it "
+            f"needs {small[0]} where the tile kernel needs {small[1]}, so by registers it holds {small[2]} blocks per "
+            f"SM, not {small[3]} (128 × 256 {either}; {prov[0].lower() + prov[1:]}).")
+
+
+def fft37_occupancy():
+    """Chapter 37's occupancy table: shared memory and threads per block are the plan's (compile-time, computed in
+    the README's formula), registers come from the build, and the blocks they allow are computed here."""
+    module, rows, prov = resources()
+    # (row label, [(N, Shape<C, E, min blocks, split>, threads)], shared memory text, blocks by shared memory text)
+    shapes = [("32768, C = 8, E = 16 (stage)", [(32768, "8, 16, 3, false", 256)], "34.3 KiB", "6"),
+              ("65536, C = 8, E = 16 (stage)", [(65536, "8, 16, 0, false", 512)], "68.3 KiB", "3"),
+              ("32768, C = 4, E = 16 (`c4`)", [(32768, "4, 16, 2, false", 512)], "68.5 KiB", "3"),
+              ("32768, C = 8, E = 32 (`c8-e32`)", [(32768, "8, 32, 0, false", 128)], "33.3 KiB", "6"),
+              ("32768 / 65536, `c8-split`", [(32768, "8, 16, 0, true", 256), (65536, "8, 16, 0, true", 512)],
+               "68.5 / 136.5 KiB", "3 / 1")]
+    out = ["| N, shape | shared memory per block | blocks per SM by shared memory | threads per block | registers (cap) "
+           "| blocks per SM by registers |", "|---|---:|---:|---:|---:|---:|"]
+    for label, kernels, shared, by_shared in shapes:
+        regs, blocks, threads = [], [], []
+        for n, shape, t in kernels:
+            r = module.registers(rows, "37-fft-thread-block-cluster", f"fft_cluster_kernel<{n}, fft_cluster::Shape<{shape}> >")
+            minimum = int(shape.split(", ")[2])
+            regs.append(f"{r}" + (f" (cap for {minimum} blocks)" if minimum > 1 else ""))
+            blocks.append(str(blocks_by_registers(r, t)))
+            threads.append(str(t))
+        same = len(set(regs)) == 1
+        out.append(f"| {label} | {shared} | {by_shared} | {' / '.join(threads)} | "
+                   f"{regs[0] if same else ' / '.join(regs)} | {' / '.join(blocks)} |")
+    out.append("")
+    out.append(f"({prov}; the caps are `__maxnreg__` from the shape's blocks per SM, as in chapter 36.)")
+    return "\n".join(out)
+
+
+def fft35_registers():
+    """Chapter 35's candidates table: the registers column from the build (over N = 32 ... 4096, the kernel each
+    variant launches at each length), the other columns the shapes' compile-time facts; and the N = 8, 16 and
+    four-step kernels' registers."""
+    module, rows, prov = resources()
+    chapter = "35-fft-tuned"
+    lengths = [32, 64, 128, 256, 512, 1024, 2048, 4096]
+
+    def regs(shape, table, n):
+        return module.registers(rows, chapter, f"fft_block_kernel<{n}, fft_tuned::Shape<{shape}>, {table}>(")
+
+    def span(values):
+        return f"{min(values)}–{max(values)}" if min(values) != max(values) else str(min(values))
+
+    stage = {n: regs("0, 256, 0" if n <= 1024 else "16, 256, 0", "false", n) for n in lengths}
+    table = [("`fft-tuned` (stage)", "chapter 34's up to N = 1024 (8 … 32); 16 at N = 2048, 4096", "up to 256 threads",
+              "`sincospif`", f"{span(list(stage.values()))} ({stage[1024]} at N = 1024, {stage[4096]} at N = 4096)",
+              "18–34 KB")]
+    for name, e, block, twiddles, shape, kind, shared in [
+            ("`e16-t256` (the first stage)", "16 (16 × 2 at N = 32)", "256 threads", "table", "16, 256, 0", "true",
+             "34 KB"),
+            ("`e16-t128`", "16", "128 threads (256 at N = 4096)", "table", "16, 128, 0", "true", "17 KB (34 KB at 4096)"),
+            ("`e32-t256`", "32 (16 at N = 32)", "128 threads (the 4096/N cap; 256 at N = 32)", "table", "32, 256, 0",
+             "true", "33 KB"),
+            ("`e8-t256`", "8", "256 threads (512 at N = 4096)", "table", "8, 256, 0", "true", "18 KB (36 KB at 4096)"),
+            ("`two-pass-t128`", "chapter 34's (8 … 64)", "up to 128 threads", "table", "0, 128, 0", "true", "9–33 KB"),
+            ("`twiddle-table`", "chapter 34's (8 … 64)", "up to 256 threads", "table", "0, 256, 0", "true", "18–34 KB"),
+            ("`e16-t256-3blocks`", "16", "256 threads, `__launch_bounds__(256, 3)`", "table", "16, 256, 3", "true",
+             "34 KB"),
+            ("`e16-t256-sincospif`", "16", "256 threads", "`sincospif`", "16, 256, 0", "false", "34 KB")]:
+        table.append((name, e, block, twiddles, span([regs(shape, kind, n) for n in lengths]), shared))
+    out = ["| variant | E | block | twiddles | registers, N = 32 … 4096 | shared memory per block |",
+           "|---|---|---|---|---:|---:|"]
+    out += [f"| {' | '.join(row)} |" for row in table]
+    small = {(n, v): module.registers(rows, chapter, f"fft_per_thread_kernel<{n}, {v}>") for n in (8, 16)
+             for v in ("true", "false")}
+    four = [r["reg"] for r in rows if r["chapter"] == chapter and r["arch"] == "sm_90"
+            and re.search(r"fft_(rows|columns)_kernel<fft_tuned::FourStepFft", r["kernel"])]
+    stack = [r for r in rows if r["chapter"] == chapter and r["arch"] == "sm_90" and (r["stack"] or r["local"])]
+    out.append("")
+    out.append(f"N = 8 and 16 (all variants): 256 threads, {small[(8, 'true')]} / {small[(16, 'true')]} registers, "
+               f"18 / 34 KB (the 8-byte fallback: {small[(8, 'false')]} / {small[(16, 'false')]}). Four-step kernels: "
+               f"{span(four)} registers, up to 35 KB. "
+               + ("No kernel has a stack frame or local memory" if not stack else
+                  f"{len(stack)} kernels use a stack frame or local memory")
+               + f" (`-warn-spills` is on; `__launch_bounds__(256, 4)` was dropped because it spilled 8 bytes at "
+               f"N = 1024). {prov}.")
+    return "\n".join(out)
+
+
+def scan18_registers():
+    """Chapter 18's registers and stack frames, every scan_tiles_kernel instantiation of the program's build."""
+    module, rows, prov = resources()
+    kernels = [r for r in rows if r["chapter"] == "18-scan-any-type-copy-bound" and r["arch"] == "sm_90"
+               and "scan_copy_bound::scan_tiles_kernel<" in r["kernel"]]
+    shape = re.compile(r"Tuning<([\w ]+), scan_copy_bound::(\w+), 192, (\d+), 8, (\d+), \(scan_copy_bound::Staging\)(\d), "
+                       r"\(scan_copy_bound::LoadHint\)(\d), \(scan_copy_bound::StoreHint\)(\d), (true|false)>, "
+                       r"(true|false)>")
+    # The scan type: signed sums run on the unsigned twin (int32 and uint32 sums both as unsigned int).
+    names = {"int": "int32", "unsigned int": "32-bit", "long": "int64", "unsigned long": "64-bit", "float": "float",
+             "double": "double"}
+    stage_regs, large_regs, frames = set(), set(), []
+    for r in kernels:
+        m = shape.search(r["kernel"])
+        if not m:
+            raise SystemExit(f"tables.py: unexpected chapter 18 kernel {r['kernel']}")
+        t, op, staged, blocks, staging, load, store, timeline, carry = m.groups()
+        (large_regs if staged == "16" else stage_regs).add(r["reg"])
+        if r["stack"]:
+            variant = ("t192-s16-r8" if staged == "16" else "timeline" if timeline == "true" else "bulk" if staging == "1"
+                       else "ldcs-stcs" if load == "1" else "stcs" if store == "1" else "stage")
+            frames.append(f"{names.get(t, t)} {op.lower()} {variant}{' with a carry' if carry == 'true' else ''} "
+                          f"{r['stack']} bytes")
+
+    def listed(values):
+        v = sorted(values)
+        return " or ".join(map(str, v)) if len(v) <= 2 else f"{v[0]}–{v[-1]}"
+
+    text = (f"The kernels run at {listed(stage_regs)} registers per thread (6 blocks of 192 threads per SM; "
+            f"{listed(large_regs)} for the larger-tile step). ")
+    text += (f"{len(frames)} of the {len(kernels)} instantiations have a stack frame: {'; '.join(sorted(frames))}"
+             if frames else f"None of the {len(kernels)} instantiations has a stack frame")
+    return text + f" ({prov[0].lower() + prov[1:]})."
+
+
+def gemm27_candidates_resources():
+    """Chapter 27's candidates: registers from the build (the float4 path), warps per SM computed from them and
+    the shared memory; shared memory per block and the SASS main loop's FFMA share are the candidates' facts,
+    counted once (`cuobjdump -sass`) and kept here."""
+    module, rows, prov = resources()
+    # (variant, TileConfig arguments as in main.cu, threads, shared KiB per block, FFMA share of the main loop)
+    candidates = [
+        ("`tuned-128x128x8-w32x64-t8x8-s2`", "128, 128, 8, 32, 64, 4, 2, 1, 2", 256, 16.3, "85.9%"),
+        ("`tuned-128x128x8-w32x64-t8x8-s3`", "128, 128, 8, 32, 64, 4, 3, 1, 2", 256, 24.4, "85.3%"),
+        ("`tuned-128x128x16-w32x64-t8x8-s3` (the stage's fallback on sm_75)", "128, 128, 16, 32, 64, 4, 3, 1, 2", 256,
+         48.8, "88.9%"),
+        ("`tuned-128x128x16-w32x64-t8x8-s3-g8`", "128, 128, 16, 32, 64, 4, 3, 8, 2", 256, 48.8, "88.9%"),
+        ("`tuned-128x128x16-w64x32-t8x8-s3`", "128, 128, 16, 64, 32, 8, 3, 1, 2", 256, 48.8, "88.9%"),
+        ("`tuned-128x128x16-w32x64-t8x8-s4`", "128, 128, 16, 32, 64, 4, 4, 1, 1", 256, 65.0, "87.1%"),
+        ("`tuned-128x128x32-w32x64-t8x8-s3`", "128, 128, 32, 32, 64, 4, 3, 1, 2", 256, 97.5, "91.0%"),
+        ("`tuned-128x128x8-w64x64-t16x8-s3`", "128, 128, 8, 64, 64, 4, 3, 1, 2", 128, 24.4, "90.1%"),
+        ("`tuned-128x128x16-w64x64-t16x8-s3`", "128, 128, 16, 64, 64, 4, 3, 1, 2", 128, 48.8, "91.9%"),
+        ("`tuned-128x256x8-w64x64-t16x8-s3`", "128, 256, 8, 64, 64, 4, 3, 1, 1", 256, 36.4, "90.8%"),
+        ("`tuned-256x128x8-w64x64-t16x8-s3`", "256, 128, 8, 64, 64, 4, 3, 1, 1", 256, 36.4, "89.9%"),
+        ("**`tuned-128x256x16-w64x64-t16x8-s3` (= `sgemm-tuned`)**", "128, 256, 16, 64, 64, 4, 3, 1, 1", 256, 72.8,
+         "92.5%"),
+        ("`tuned-128x256x16-w64x64-t16x8-s3-g8`", "128, 256, 16, 64, 64, 4, 3, 8, 1", 256, 72.8, "92.5%")]
+    out = ["| variant | threads | regs | smem KiB | warps / SM | FFMA in loop |", "|---|---:|---:|---:|---:|---:|"]
+    for name, cfg, threads, smem, ffma in candidates:
+        regs = module.registers(rows, "27-sgemm-tuned",
+                                f"sgemm_tuned_kernel<sgemm_tuned::TileConfig<{cfg}, true, true>, true>")
+        blocks = min(blocks_by_registers(regs, threads), int(228 // (smem + 1)), 2048 // threads)
+        out.append(f"| {name} | {threads} | {regs} | {smem} | {blocks * threads // 32} | {ffma} |")
+    out.append("")
+    frames = [r for r in rows if r["chapter"] == "27-sgemm-tuned" and r["arch"] == "sm_90" and (r["stack"] or r["local"])]
+    out.append(f"{prov}; " + ("no kernel of the chapter has a stack frame or local memory" if not frames else
+                              f"{len(frames)} kernels of the chapter have a stack frame or local memory")
+               + ". Warps per SM: the blocks that both the registers (64 K) and the shared memory (228 KiB, 1 KiB "
+               "reserved per block) let in. The FFMA shares were counted from an earlier build's SASS and are not "
+               "regenerated with the registers.")
+    return "\n".join(out)
+
+
 def fft36_screen_text():
     """Chapter 36's share of the bound and its verdict against the targets its README states, from the runs of
     36-screen."""
@@ -1382,7 +1627,12 @@ BLOCKS = {
     "29-h100-stream-k": "29-stream-k", "29-h100-sweep-change": "29-sweep-change",
     "29-h100-candidates": "29-candidates", "28-h100-calibration": "28-calibration", "ncu-fft-h100": "ncu-fft",
     "36-h100-screen": "36-screen",
-    "36-h100-candidates": "36-candidates", "36-h100-screen-text": "36-screen-text", "37-h100-screen": "37-screen",
+    "36-h100-candidates": "36-candidates", "36-h100-screen-text": "36-screen-text",
+    "36-occupancy": "36-occupancy", "36-half-buffer": "36-half-buffer",
+    # Generated from the build's resources file (RESOURCES), not from a run:
+    "18-registers": "18-registers", "27-resources": "27-resources", "29-registers": "29-registers",
+    "35-registers": "35-registers", "37-occupancy": "37-occupancy",
+    "37-h100-screen": "37-screen",
     "37-h100-screen-text": "37-screen-text", "37-h100-candidates": "37-candidates", "38-h100-by-length": "38-screen",
     "38-h100-sweep": "38-sweep", "38-h100-screen-text": "38-screen-text", "40-h100-stage-choice": "40-stage-choice",
     "40-h200x2-idea": "40-h200x2-idea", "40-h200x2-scaling": "40-h200x2-scaling",
@@ -1399,7 +1649,10 @@ TABLES = [("18-variants", scan_variants), ("18-types", scan_types), ("29-shapes"
           ("36-screen", fft36_screen), ("37-screen", fft37_screen),
           ("38-screen", fft38_screen), ("29-stream-k", gemm_stream_k), ("18-targets", scan18_targets),
           ("18-timeline", scan18_timeline), ("18-timeline-screen", scan18_timeline_screen),
-          ("36-screen-text", fft36_screen_text), ("37-screen-text", fft37_screen_text),
+          ("36-screen-text", fft36_screen_text), ("36-occupancy", fft36_occupancy),
+          ("36-half-buffer", fft36_half_buffer), ("37-screen-text", fft37_screen_text),
+          ("18-registers", scan18_registers), ("27-resources", gemm27_candidates_resources),
+          ("29-registers", gemm29_registers), ("35-registers", fft35_registers), ("37-occupancy", fft37_occupancy),
           ("38-sweep", fft38_sweep), ("38-screen-text", fft38_screen_text),
           ("40-stage-choice", multi_gpu_stage_choice), ("40-h200x2-idea", multi_idea),
           ("40-h200x2-scaling", multi_scaling), ("40-h200x2-bound-text", multi_bound_text),
