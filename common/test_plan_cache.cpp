@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "doctest.hpp"
+#include "cli.hpp"
 #include "plan_cache.hpp"
 
 using namespace tut;
@@ -270,4 +271,26 @@ TEST_CASE("choose_plan refuses a request without candidates or with a short sear
   r.candidates = kCandidates;
   r.measure = [](const std::vector<std::string>&) { return std::vector<double>{1.0}; };
   CHECK_THROWS_AS(choose_plan(r, none, false), std::logic_error);
+}
+
+TEST_CASE("--replan and --sms N: the shared parser takes them and rejects bad values") {
+  auto parse = [](std::vector<std::string> args) {
+    args.insert(args.begin(), "prog");
+    std::vector<const char*> argv;
+    for (auto& a : args) argv.push_back(a.c_str());
+    return parse_options(static_cast<int>(argv.size()), argv.data(), "2^20");
+  };
+  CHECK_FALSE(parse({}).replan);
+  CHECK(parse({}).sms == 0);
+  CHECK(parse({"--replan"}).replan);
+  CHECK(parse({"--sms", "92"}).sms == 92);
+  CHECK(parse({"--sms=8"}).sms == 8);
+  CHECK_THROWS_AS(parse({"--replan=yes"}), UsageError);
+  CHECK_THROWS_AS(parse({"--sms", "0"}), UsageError);
+  CHECK_THROWS_AS(parse({"--sms", "-4"}), UsageError);
+  CHECK_THROWS_AS(parse({"--sms", "many"}), UsageError);
+  CHECK_THROWS_AS(parse({"--sms"}), UsageError);
+  const std::string help = usage_text("prog", "t", "2^20", {});
+  CHECK(help.find("--replan") != std::string::npos);
+  CHECK(help.find("--sms N") != std::string::npos);
 }
