@@ -236,8 +236,8 @@ std::string usage_text(const std::string& program, const std::string& title,
     << "      --replan        ignore cached plans: measure the tuned stage's candidates again and cache\n"
     << "                      the result (docs/tuning-per-gpu.md)\n"
     << "      --sms N         run everything (stage, vendor library, cudaMemcpy) on N SMs of the GPU, in a\n"
-    << "                      green context (sm_90 and newer); e.g. an H100 at 92 SMs asks each SM for the\n"
-    << "                      bandwidth an H200 does\n"
+    << "                      green context (needs a CUDA 12.4+ driver); e.g. an H100 at 92 SMs asks each SM\n"
+    << "                      for the bandwidth an H200 does\n"
     << "      --list          list the variants and exit\n"
     << "  -h, --help          this text\n";
   for (const auto& e : extra)
