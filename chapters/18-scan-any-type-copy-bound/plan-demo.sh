@@ -26,7 +26,12 @@ run -v scan-copy-bound --size 2^16
 echo "== 7. cudaMemcpy and CUB at 16 SMs against the full GPU (the copy row must fall if the copy is restricted)"
 run -v cub --sms 16 --size 2^26
 run -v cub --size 2^26
-echo "== 8. bad --sms: one line, exit 2"
+echo "== 8. chapter 03's copies and cudaMemcpy: the full GPU against 92 SMs"
+copy=$build/chapters/03-vectorized-loads/03-vectorized-loads
+if [ -x "$copy" ]; then
+  for sms in "" "--sms 92"; do echo "\$ $copy --budget-ms 200 $sms"; "$copy" --budget-ms 200 $sms; echo "exit $?"; echo; done
+fi
+echo "== 9. bad --sms: one line, exit 2"
 run --sms 100000
 echo "== the plan files"
 ls -l "$TUT_PLAN_DIR"; cat "$TUT_PLAN_DIR"/*.plan
