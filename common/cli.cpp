@@ -184,6 +184,11 @@ Options parse_options(int argc, const char* const* argv, const std::string& defa
     } else if (arg == "--json") {
       no_value();
       o.format = OutputFormat::json;
+    } else if (arg == "--replan") {
+      no_value();
+      o.replan = true;
+    } else if (arg == "--sms") {
+      o.sms = static_cast<int>(parse_int("sms", next(), 1, 1 << 16));  // the GPU's own limit: checked on it
     } else if (arg == "--list") {
       no_value();
       o.list = true;
@@ -228,6 +233,11 @@ std::string usage_text(const std::string& program, const std::string& title,
     << "      --flush-l2      flush the L2 cache before every timed repetition\n"
     << "      --profile       one warm-up and one timed run per variant (for ncu)\n"
     << "      --format F      table (default), csv or json; --csv and --json are short forms\n"
+    << "      --replan        ignore cached plans: measure the tuned stage's candidates again and cache\n"
+    << "                      the result (docs/tuning-per-gpu.md)\n"
+    << "      --sms N         run everything (stage, vendor library, cudaMemcpy) on N SMs of the GPU, in a\n"
+    << "                      green context (needs a CUDA 12.4+ driver); e.g. an H100 at 92 SMs asks each SM\n"
+    << "                      for the bandwidth an H200 does\n"
     << "      --list          list the variants and exit\n"
     << "  -h, --help          this text\n";
   for (const auto& e : extra)

@@ -39,6 +39,8 @@ struct Options {
   bool flush_l2 = false;          // flush L2 between repetitions
   bool list = false;
   bool help = false;
+  bool replan = false;            // ignore cached plans: measure again and overwrite (docs/tuning-per-gpu.md)
+  int sms = 0;                    // >0: run everything in a green context of this many SMs (0: the whole GPU)
   OutputFormat format = OutputFormat::table;
   std::map<std::string, long long> extra;  // values of the chapter's ExtraOptions
 };

@@ -21,7 +21,9 @@ std::string device_banner(const DeviceInfo& d) {
   auto ver = [](int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); };
   b << std::fixed << std::setprecision(1);
   b << "GPU " << d.device << ": " << d.name << " (compute capability " << d.cc_major << "." << d.cc_minor
-    << ", " << d.sm_count << " SMs, " << d.l2_bytes / (1024.0 * 1024.0) << " MiB L2, "
+    << ", " << d.sm_count
+    << (d.device_sm_count > 0 ? " of " + std::to_string(d.device_sm_count) + " SMs (a green context, --sms)" : " SMs")
+    << ", " << d.l2_bytes / (1024.0 * 1024.0) << " MiB L2, "
     << d.global_mem_bytes / (1024.0 * 1024.0 * 1024.0) << " GiB)\n";
   b << "clocks: SM " << d.sm_clock_khz / 1000 << " MHz, memory " << d.mem_clock_khz / 1000 << " MHz x "
     << d.bus_width_bits << "-bit bus = " << d.peak_dram_gbps << " GB/s theoretical peak\n";

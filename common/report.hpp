@@ -28,7 +28,8 @@ struct DeviceInfo {
   std::string name;
   int device = 0;
   int cc_major = 0, cc_minor = 0;
-  int sm_count = 0;
+  int sm_count = 0;          // the SMs in use: a --sms green context's share where one is current
+  int device_sm_count = 0;   // the device's SMs where sm_count is a green context's share (0: the whole GPU)
   long long l2_bytes = 0;
   long long global_mem_bytes = 0;
   int sm_clock_khz = 0;

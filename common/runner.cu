@@ -5,6 +5,8 @@
 #include "cuda_check.cuh"
 #include "device.cuh"
 #include "device_buffer.cuh"
+#include "green_context.cuh"
+#include "plan_cache.hpp"
 #include "runner.cuh"
 #include "timing.cuh"
 
@@ -60,6 +62,16 @@ std::vector<Result> measure_chapter(const ChapterSpec& chapter, const Options& o
   (void)selected_variants(chapter, opt);  // unknown variants: before touching the GPU
   require_supported_gpu();
   DeviceInfo info = query_device();
+  // --sms N: everything below (set-up and plans, the references, the stage) runs on N SMs; the banner and every
+  // model that counts SMs see N (the model's peaks: FP32 scales with the SMs, the DRAM peak does not).
+  const ScopedGreenContext green(info.device, opt.sms);
+  if (green.sm_count() > 0) {
+    info.device_sm_count = info.sm_count;
+    info.sm_count = green.sm_count();
+    info.peak_fp32_gflops = info.peak_fp32_gflops * info.sm_count / info.device_sm_count;
+  }
+  plan_settings().replan = opt.replan;  // the tuned stages' setup() plans with these (docs/tuning-per-gpu.md)
+  plan_lines().clear();
   if (info_out) *info_out = info;
   ChapterSpec spec = chapter;
   if (spec.resolve) spec.resolve(spec, opt);
@@ -175,10 +187,13 @@ int run_chapter(int argc, char** argv, const ChapterSpec& spec) {
     (void)selected_variants(spec, opt);  // reject unknown variants before touching the GPU
     DeviceInfo info;
     std::vector<Result> rows = measure_chapter(spec, opt, &info);
+    // Which plan each tuned stage ran and why, one line each (docs/tuning-per-gpu.md).
+    std::string plans;
+    for (const auto& line : plan_lines()) plans += line + "\n";
     if (opt.format == OutputFormat::table) {
-      std::cout << spec.id << ": " << spec.title << "\n" << device_banner(info) << "\n";
-    } else if (opt.format == OutputFormat::csv) {
-      std::istringstream banner(device_banner(info));
+      std::cout << spec.id << ": " << spec.title << "\n" << device_banner(info) << plans << "\n";
+    } else {
+      std::istringstream banner(opt.format == OutputFormat::csv ? device_banner(info) + plans : plans);
       for (std::string line; std::getline(banner, line);) std::cerr << "# " << line << "\n";
     }
     write_results(std::cout, opt.format, info, spec.id, command_line(argc, argv), rows, opt.extra);

@@ -19,6 +19,7 @@
 #include "device_buffer.cuh"
 #include "runner.cuh"
 #include "scan_copy_bound.cuh"
+#include "stage_plan.cuh"
 #include "verify.hpp"
 
 namespace scb = scan_copy_bound;
@@ -38,7 +39,7 @@ struct VariantInfo {
 const std::vector<VariantInfo> kVariants = {
     {"scan-copy-bound",
      "the stage: chapter 17's kernel for any type/operator, 192 threads x (192 B via cp.async + 128 B in "
-     "registers), 6 blocks/SM",
+     "registers), 6 blocks/SM, or (d)'s tiles where this GPU's plan says (the plan: line)",
      false},
     {"copy-bound-stcs", "(a) the stage with streaming stores (st.global.cs): the output is not read again", true},
     {"copy-bound-ldcs-stcs", "(b) (a) plus evict-first loads of the register rows (ld.global.cs)", true},
@@ -259,8 +260,8 @@ class TypedScanOf final : public TypedScan {
   using S = scb::ScanType<T, Op>;  // what the kernels and CUB see
 
  public:
-  TypedScanOf(std::size_t n, std::uint64_t seed, bool with_reference, int launch_delta)
-      : n_(n), launched_(n + launch_delta) {
+  TypedScanOf(std::size_t n, std::uint64_t seed, bool with_reference, int launch_delta, std::string label)
+      : n_(n), launched_(n + launch_delta), label_(std::move(label)) {
     // A planted n + 1 run reads one real value past the n the output holds, so what it writes past the output's
     // end is a real scan value. Reading the input's guard instead, max(prefix, guard) can be the guard itself
     // (or a double sum absorbed by it), and the overrun would write the guard's own bytes back, unseen.
@@ -275,6 +276,20 @@ class TypedScanOf final : public TypedScan {
       reference_ = cpu_reference<T, Op>(std::vector<T>(host.begin(), host.begin() + static_cast<std::ptrdiff_t>(n)));
   }
   void setup(const std::string& variant) override {
+    if (variant == "scan-copy-bound") {  // the stage: its tile shape for this GPU (stage_plan.cuh)
+      for (const auto& c : kStageCandidates) with_candidate<S, Op>(c, [](auto k) { scb::setup_scan<decltype(k)>(); });
+      stage_choice_ = plan_stage<S, Op>("18 " + label_, launched_, [&](const std::string& name) {
+        double ms = 0;
+        with_candidate<S, Op>(name, [&](auto k) {
+          ms = search_ms([&](cudaStream_t s) {
+            scb::inclusive_scan_with<decltype(k)>(reinterpret_cast<const S*>(in_.data()), reinterpret_cast<S*>(out_.data()),
+                                                  launched_, workspace_.data(), s);
+          });
+        });
+        return ms;
+      }).choice;
+      return;
+    }
     with_tuning<S, Op>(variant, [&](auto k) {
       using K = decltype(k);
       scb::setup_scan<K>();
@@ -295,6 +310,12 @@ class TypedScanOf final : public TypedScan {
       if (launched_ > 0) cub_scan<S, Op>(workspace_.data(), workspace_.size(), in, out, launched_, stream);
       return;
     }
+    if (variant == "scan-copy-bound") {
+      with_candidate<S, Op>(stage_choice_, [&](auto k) {
+        scb::inclusive_scan_with<decltype(k)>(in, out, launched_, workspace_.data(), stream);
+      });
+      return;
+    }
     if (!with_tuning<S, Op>(variant, [&](auto k) {
           scb::inclusive_scan_with<decltype(k)>(in, out, launched_, workspace_.data(), stream, stamps_.data());
         }))
@@ -307,6 +328,8 @@ class TypedScanOf final : public TypedScan {
 
  private:
   std::size_t n_, launched_;
+  std::string label_;                                 // "int32 sum": the plan's stage name
+  std::string stage_choice_ = kStageCandidates[0];   // the stage's tile shape on this GPU (setup's plan)
   tut::DeviceBuffer<T> in_, out_;
   tut::DeviceBuffer<unsigned char> workspace_;
   tut::DeviceBuffer<std::uint64_t> stamps_;
@@ -352,8 +375,10 @@ class CopyBoundWorkload final : public tut::Workload {
     bytes_per_value_ = value_bytes(opt.extra.at("type"));
     n_ = opt.size;
     with_type_and_op(opt.extra.at("type"), opt.extra.at("op"), [&](auto t, auto op) {
-      scan_ = std::make_unique<TypedScanOf<decltype(t), decltype(op)>>(opt.size, opt.seed, with_reference,
-                                                                      launch_delta_);
+      scan_ = std::make_unique<TypedScanOf<decltype(t), decltype(op)>>(
+          opt.size, opt.seed, with_reference, launch_delta_,
+          kTypeNames.at(static_cast<std::size_t>(opt.extra.at("type"))) + " " +
+              kOpNames.at(static_cast<std::size_t>(opt.extra.at("op"))));
     });
   }
   void setup(const std::string& variant) override { scan_->setup(variant); }
