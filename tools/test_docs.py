@@ -482,6 +482,39 @@ class ChapterMapTest(unittest.TestCase):
                             for f in docs_lint.Lint(repo.root).run().findings))
 
 
+class BuildTimesTest(unittest.TestCase):
+    """The front page's build-times sentence (tools/tutkit/build_times.py): written from two tools/check logs,
+    checked by the lint, rewritten by --fill."""
+
+    def setUp(self):
+        from tutkit import build_times
+        self.bt = build_times
+        self.root = Path(tempfile.mkdtemp())
+        (self.root / "gpu").mkdir()
+        (self.root / "gpu" / "gpu.txt").write_text("NVIDIA H200, 580.159.04, 143771 MiB\n")
+        (self.root / "gpu" / "check.log").write_text("Message: gpu_archs=auto: GPU found, building for 90\n"
+                                                     "build 147 s, tests 284 s\ntests: 111 passed, 0 failed, 0 skipped\n")
+        (self.root / "ci.log").write_text(
+            "Message: gpu_archs=auto: no nvidia-smi, building for sm_75 + compute_75 PTX only: runs on every GPU\n"
+            "build 800 s, tests 20 s\ntests: 30 passed, 0 failed, 81 skipped\n"
+            "ci: step 2: meson 1.12.1 from .venv, sm_90: built sm90-code x y in 140 s; host tests passed\n")
+
+    def tearDown(self):
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def test_fill_then_check(self):
+        text = "How long: <!-- build-times: gpu/check.log ci.log -->placeholder<!-- /build-times -->\n"
+        self.assertEqual(len(self.bt.check(text, self.root)), 1)
+        filled = self.bt.fill(text, self.root)
+        self.assertEqual(self.bt.check(filled, self.root), [])
+        self.assertIn("took 147 s to build and 284 s to test on one NVIDIA H200 (111 passed, 0 failed, 0 skipped", filled)
+        self.assertIn("800 s to build (sm_75 + compute_75 PTX) and 20 s to test on 2 cores", filled)
+        self.assertIn("in 140 s more", filled)
+        # A log without tools/check's summary is a finding, not a crash.
+        (self.root / "ci.log").write_text("nothing\n")
+        self.assertIn("no tools/check summary", self.bt.check(filled, self.root)[0][1])
+
+
 class RepositoryTest(unittest.TestCase):
     def test_repository_docs_pass(self):
         lint = docs_lint.Lint(REPO_ROOT).run()

@@ -287,6 +287,7 @@ class Lint:
         self.check_stale(path, no_blocks)
         self.check_measured(path, text)
         self.check_chapter_map(path, text)
+        self.check_build_times(path, text)
         if path.parent.parent == self.root / "chapters":
             self.check_variants(path, no_blocks)
             self.check_screen(path, text)
@@ -435,6 +436,11 @@ class Lint:
             if m.group("body") != want:
                 self.add(path, line_of(text, m.start()), "map", "the chapter map's result column differs from "
                          f"what {m.group('results')} gives (tools/lint-docs --fill writes it)")
+
+    def check_build_times(self, path, text):
+        from . import build_times
+        for offset, msg in build_times.check(text, self.root):
+            self.add(path, line_of(text, offset), "build-times", msg)
 
     def variants(self, chapter_dir):
         got = variants_from_build(chapter_dir, self.build) if self.build else None
@@ -596,18 +602,18 @@ def main(argv):
     ap.add_argument("--screen-done", type=Path, help=f"allow-list of chapters held to the first-screen rule "
                     f"(default: {SCREEN_DONE_FILE})")
     ap.add_argument("--fill", action="store_true", help="first write the generated blocks that this lint owns (the "
-                    "chapter map of README.md) from their results files, then check")
+                    "chapter map and the build times of README.md) from their results files and logs, then check")
     a = ap.parse_args(argv)
     if not (a.root / "chapters").is_dir():
         raise ToolError(f"{a.root} has no chapters/ folder")
     if a.fill:
-        from . import chapter_map
+        from . import build_times, chapter_map
         for f in Lint(a.root).files():
             text = f.read_text()
             try:
-                new = chapter_map.fill(text, a.root)
+                new = build_times.fill(chapter_map.fill(text, a.root), a.root)
             except (OSError, ValueError) as e:
-                raise ToolError(f"{f}: cannot fill the chapter map: {e}")
+                raise ToolError(f"{f}: cannot fill the chapter map or the build times: {e}")
             if new != text:
                 f.write_text(new)
                 print(f"lint-docs: wrote the chapter map of {f.relative_to(a.root)}")
