@@ -95,8 +95,8 @@ def screen_template(out):
         per = f"{{csv:{rel}:form=ranks,size={size}:"
         t.append(f"| {size} | {one}median_ms:.3f}} ms ({one}min_ms:.3f}}–{one}max_ms:.3f}}) | "
                  f"{per}median_ms:.3f}} ms ({per}min_ms:.3f}}–{per}max_ms:.3f}}) | "
-                 f"{one}exchange_us}} / {per}exchange_us}} | {one}bound_us}} / {per}bound_us}} |")
-    # (the csv placeholder reads numbers only: the checks, all "ok" or the script exits 1, are in forms.csv)
+                 f"{one}exchange_us}} / {per}exchange_us}} | {one}bound_us:.4g}} / {per}bound_us:.4g}} |")
+    # (bound_us as the program prints it, 4 digits; the csv placeholder reads numbers only: the checks, all "ok" or the script exits 1, are in forms.csv)
     return ("GPUS, CUDA, NCCL, DATE, commit `COMMIT` (fill from gpu.txt and commit.txt); each row two runs of "
             f"this program one after the other, every check ok (raw: [{rel.parent.name}/](../../{rel.parent}/)):\n\n"
             "| n `int32` | one process, both GPUs: median (min–max) | one process per GPU: median (min–max) | "
