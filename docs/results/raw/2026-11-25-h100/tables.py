@@ -11,7 +11,8 @@ and the sweep tables of chapters 03, 04, 20-27 and 30-35 from docs/results/nvidi
 
 Every number comes from a CSV or program output: the screens of chapters 18, 28, 29 and 36-38 and chapter 40's
 one-GPU runs from one `tools/measure-screens` run (SCREENS, ../2026-11-27-h100/screens-bbee8ca), chapter 40's
-scaling from ../2026-11-27-h200x2/multigpu, chapter 28's calibration from the first run of chapters 27-29
+scaling from ../2026-11-27-h200x2/multigpu (two GPUs) and ../2026-11-28-h200x4 (four GPUs, and the two forms
+side by side in forms-x2), chapter 28's calibration from the first run of chapters 27-29
 (chapters/29-sgemm-split-k/results/h100-03ce2f5, with the constants of chapter 28's shape_model.hpp), the rest from
 this folder's captures (labelled with their commits where they stay as history); the registers of chapters 18,
 27, 29 and 35-37 from one sm_90 build's ../2026-11-28-build/resources-sm90.txt (tools/tutkit/resources.py); nothing
@@ -850,14 +851,16 @@ def shown(expr):
     return expr.replace("*", "·")
 
 
-def multi_run(name):
-    """One chapter-40 output: the variant table (program_rows), the parts table (a dict per GPU count; a cell
-    'A / last B' of an uneven split becomes (A, B)), the timeline's lines and their numbers per GPU, the banner."""
-    text = (MULTI / name).read_text()
+def multi_run(name, folder=None):
+    """One chapter-40 output (in FOLDER, default MULTI): the variant table (program_rows), the parts table (a dict
+    per GPU count; a cell 'A / last B' of an uneven split becomes (A, B)), the timeline's lines and their numbers
+    per GPU (every timeline's; "timelines": {GPU count: (lines, numbers)} each apart), the banner."""
+    folder = folder or MULTI
+    text = (folder / name).read_text()
     lines = text.splitlines()
     at = next((i for i, l in enumerate(lines) if l.startswith("GPUs ") and "reduce us" in l), None)
     if at is None:
-        raise SystemExit(f"tables.py: no parts table in {MULTI / name}")
+        raise SystemExit(f"tables.py: no parts table in {folder / name}")
     header = re.split(r"\s{2,}", lines[at].strip())
     parts = []
     for line in lines[at + 2:]:
@@ -868,13 +871,27 @@ def multi_run(name):
         row = {h: (tuple(c.split("/last/")) if "/last/" in c else c) for h, c in zip(header, cells)}
         parts.append(row)
     timeline = [l.strip() for l in lines if re.match(r"^\s+GPU \d+:", l)]
-    return {"variants": program_rows(MULTI / name), "parts": {int(r["GPUs"]): r for r in parts},
-            "timeline": timeline,
-            "times": [[float(x) for x in re.findall(r"[\d.]+", l.split(":", 1)[1].split("(")[0])] for l in timeline],
+    timelines, count = {}, None
+    for l in lines:
+        m = re.match(r"^timeline of one run on (\d+) GPUs", l)
+        if m:
+            count = int(m.group(1))
+            timelines[count] = ([], [])
+        elif count and re.match(r"^\s+GPU \d+:", l):
+            timelines[count][0].append(l.strip())
+            timelines[count][1].append(times_of(l))
+    return {"variants": program_rows(folder / name), "parts": {int(r["GPUs"]): r for r in parts},
+            "timeline": timeline, "timelines": timelines,
+            "times": [times_of(l) for l in timeline],
             "gpu": re.search(r"^GPU 0: (.+?) \(", text, re.M).group(1),
             "cuda": re.search(r"^driver [\d.]+, runtime ([\d.]+)$", text, re.M).group(1),
             "nccl": re.search(r"NCCL ([\d.]+);", text).group(1),
             "nvls": re.search(r"NCCL_NVLS_ENABLE=(\d)", text).group(1)}
+
+
+def times_of(line):
+    """The numbers of one timeline line ('GPU 0:  501.8  518.6 ...'), µs."""
+    return [float(x) for x in re.findall(r"[\d.]+", line.split(":", 1)[1].split("(")[0])]
 
 
 def num(cell):
@@ -932,7 +949,7 @@ def multi_bound_r():
     return (f"A reduce reads faster than a scan copies: on {m['count']} × {multi_run(STRONG[0])['gpu']} (commit "
             f"`{m['commit']}`) this program's own parts give {r_span(rs)}, below 1/2, so the bound is above 2P/3: "
             f"{bound:.2f}x on two GPUs for the largest shard (the measured rows below). More than two GPUs have not "
-            f"been measured here.")
+            f"been measured on that machine: four were measured on another (\"Four GPUs\" below), eight were not lent.")
 
 
 def multi_scaling():
@@ -1067,6 +1084,11 @@ def multi_parts():
     out.append(f"**Four and eight GPUs, on paper** from the same parts (scan and reduce times scaled linearly from the "
                f"{p[2]['shard']} shard, exchange taken as the measured {exch:.1f} µs, which is optimistic: an "
                f"all-gather's latency grows with P): at n = {p[2]['n']}, " + "; ".join(paper) + ".")
+    four = multi4_run(STRONG4[1])["parts"][4]
+    claim(four["n"] == p[2]["n"], "the four-GPU run has the paper's n")
+    out[-1] += (f" Four GPUs were measured later, on another machine (\"Four GPUs\" below): {four['vs 1 GPU']} at "
+                f"{four['n']}, {four['% of bound']}% of that run's own bound. Eight GPUs were not lent: the eight-GPU "
+                f"figure is a prediction, not a measurement.")
     return "\n".join(out)
 
 
@@ -1114,6 +1136,263 @@ def multi_uneven():
                f"waits for each GPU's totals no longer overlap as they do when both GPUs reach the collective "
                f"together). So the stage keeps the even split.")
     return "\n".join(out)
+
+
+# ---- Chapter 40 on 4 x H200 of one host (../2026-11-28-h200x4/, commit d7b050b): another machine than the two-GPU
+# runs above (2 x H200, 2026-11-27), so its rows are never mixed into their tables -------------------------------
+H200X4 = HERE.parent / "2026-11-28-h200x4"
+MULTI4 = H200X4 / "multigpu"
+FORMS4 = H200X4 / "forms-x2"
+MULTI4_LINK = "../../docs/results/raw/2026-11-28-h200x4/multigpu/"
+FORMS4_LINK = "../../docs/results/raw/2026-11-28-h200x4/forms-x2/"
+STRONG4 = ("strong4-2p30.txt", "strong4-2p32.txt")
+
+
+def multi4_run(name):
+    return multi_run(name, MULTI4)
+
+
+def multi4_machine():
+    """Date, commit, --budget-ms (the raw folder's README and commit.txt), driver and memory (gpu.txt), topology."""
+    readme = (H200X4 / "README.md").read_text()
+    gpus = [l.split(", ") for l in (MULTI4 / "gpu.txt").read_text().splitlines() if l.strip()]
+    commit = (MULTI4 / "commit.txt").read_text().split()[0]
+    claim(re.search(rf"Code: the working tree of commit {commit}\b", readme), "the raw README names commit.txt's commit")
+    links = set(re.findall(r"^GPU\d\s+(.*?)\s+\d+-\d+\s", (MULTI4 / "topo.txt").read_text(), re.M))
+    links = {c for row in links for c in row.split() if c != "X"}
+    claim(len(links) == 1, "one link type between every pair of GPUs")
+    return {"date": re.search(r"^# .*?(\d{4}-\d{2}-\d{2})", readme).group(1), "commit": commit,
+            "budget": re.search(r"`multigpu/`.*?--budget-ms (\d+)", readme).group(1),
+            "driver": gpus[0][2], "memory": gpus[0][3], "count": len(gpus), "link": links.pop()}
+
+
+def ranks_run(name):
+    """The rank form's output: its variant row, its parts row (header 'row'), the number of ranks."""
+    text = (MULTI4 / name).read_text()
+    lines = text.splitlines()
+    at = next(i for i, l in enumerate(lines) if l.startswith("row ") and "reduce us" in l)
+    header = re.split(r"\s{2,}", lines[at].strip())
+    cells = lines[at + 2].split()
+    claim(len(cells) == len(header), f"{name}: one parts row")
+    # the variant table ends at its notes (no blank line before the parts: program_rows would read on)
+    top = next(i for i, l in enumerate(lines) if l.startswith("variant "))
+    vhead = re.split(r"\s{2,}", lines[top].strip())
+    vrow = lines[top + 2].split()
+    claim(vrow[0] == "scan-multi-gpu-ranks" and len(vrow) == len(vhead), f"{name}: the rank form's variant row")
+    variant = dict(zip(vhead, vrow))
+    return {"parts": dict(zip(header, cells)), "variant": variant,
+            "ranks": int(re.search(r"^ranks: (\d+) processes", text, re.M).group(1))}
+
+
+def multi4_head(m, run):
+    return (f"{m['count']} × {run['gpu']} of one host ({m['memory']} each, NVLink {m['link']} between every pair, "
+            f"`nvidia-smi topo -m`), driver {m['driver']}, CUDA {run['cuda']}, NCCL {run['nccl']}, "
+            f"`NCCL_NVLS_ENABLE={run['nvls']}`, {m['date']}, commit `{m['commit']}`; `--budget-ms {m['budget']}`")
+
+
+def multi4_scaling():
+    """Chapter 40 on four GPUs: strong scaling at 2^30 and 2^32 (1, 2, 4 GPUs), the rank form on four, weak scaling."""
+    m = multi4_machine()
+    strong = [multi4_run(f) for f in STRONG4]
+    old = multi_machine()
+    out = [f"Measured on {multi4_head(m, strong[0])}. A different machine from the two-GPU tables above "
+           f"({old['count']} × H200, {old['date']}, commit `{old['commit']}`): every row of this section comes from "
+           f"this {m['date']} run, the program output named in its first column ([multigpu/]({MULTI4_LINK})).", "",
+           "**Strong scaling** (the same n on 1, 2 and 4 GPUs; one program run per n, its parts measured in that "
+           "run):", "",
+           "| raw | GPUs | n | shard | reduce µs | exchange µs | scan µs | bound µs | whole µs | % of bound | "
+           "GB/s total | vs 1 GPU | bound vs 1 GPU |", "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    cols = ["GPUs", "n", "shard", "reduce us", "exchange us", "scan us", "bound us", "whole us", "% of bound",
+            "GB/s total", "vs 1 GPU", "bound vs 1 GPU"]
+    for f, run in zip(STRONG4, strong):
+        for p in (1, 2, 4):
+            row = run["parts"][p]
+            assert row["check"] == "ok"
+            out.append(f"| [{f[:-4]}]({MULTI4_LINK}{f}) | " +
+                       " | ".join((f"**{row[c]}**" if p == 4 and c == "vs 1 GPU" else row[c]).replace("-", "–")
+                                  for c in cols) + " |")
+    out.append("")
+    # the 1- and 2-GPU rows against the other machine's (2026-11-27): the same program, the same sizes
+    two = [multi_run(f) for f in STRONG]
+    diff = max(abs(num(a["parts"][p]["whole us"]) / num(b["parts"][p]["whole us"]) - 1)
+               for a, b in zip(strong, two) for p in (1, 2))
+    claim(all(a["parts"][1]["n"] == b["parts"][1]["n"] for a, b in zip(strong, two)), "the same sizes on both machines")
+    out.append(f"Its one- and two-GPU rows repeat the {old['date']} machine's (the table above) within "
+               f"{100 * diff:.1f}% of the whole time. Each GPU count is within 10% of its bound "
+               f"({min(num(r['parts'][p]['% of bound']) for r in strong for p in (2, 4)):.1f}% at the least).")
+    claim(all(num(r["parts"][p]["% of bound"]) >= 90 for r in strong for p in (2, 4)), "within 10% of its bound")
+    out.append("")
+    # the rank form on four GPUs, 2^30, against the one-process four-GPU row of the same call
+    rk = ranks_run("ranks4-2p30.txt")
+    one, one_parts = strong[0]["variants"]["scan-multi-gpu"], strong[0]["parts"][4]
+    rv, rp = rk["variant"], rk["parts"]
+    assert rv["check"] == one["check"] == "ok" and rp["n"] == one_parts["n"] and rk["ranks"] == 4
+    ratio = float(rv["median ms"]) / float(one["median ms"])
+    overlap = (float(one["min ms"]) <= float(rv["max ms"])) and (float(rv["min ms"]) <= float(one["max ms"]))
+    below = float(rv["median ms"]) < float(one["min ms"])
+    out += [f"**One process per GPU on four GPUs** (`--ranks 4`, {rp['n']}; run in the same call after the "
+            f"one-process run; the rank form at 2^32 was not run: the call's time ran out):", "",
+            "| form | raw | median ms (min–max) | reduce µs | exchange µs | scan µs | bound µs | % of bound |",
+            "|---|---|---:|---:|---:|---:|---:|---:|",
+            f"| one process, 4 GPUs | [strong4-2p30]({MULTI4_LINK}strong4-2p30.txt) | {one['median ms']} "
+            f"({one['min ms']}–{one['max ms']}) | {one_parts['reduce us']} | {one_parts['exchange us']} | "
+            f"{one_parts['scan us']} | {one_parts['bound us']} | {one_parts['% of bound']} |",
+            f"| one process per GPU, 4 ranks | [ranks4-2p30]({MULTI4_LINK}ranks4-2p30.txt) | {rv['median ms']} "
+            f"({rv['min ms']}–{rv['max ms']}) | {rp['reduce us']} | {rp['exchange us']} | {rp['scan us']} | "
+            f"{rp['bound us']} | {rp['% of bound']} |", ""]
+    claim(overlap, "the two forms' spreads overlap on four GPUs")
+    out.append(f"The rank form takes {ratio:.3f}x the one-process time (medians)"
+               + (f", below the one-process run's fastest repetition" if below else "")
+               + f", but the min–max spreads overlap (the rank form's slowest repetition took {rv['max ms']} ms), so "
+               f"no form is counted faster: a difference inside the measured spread is a tie, and these are two "
+               f"runs one after the other, not interleaved. The exchange column is timed differently in each form "
+               f"(the one-process host waits for all four GPUs' totals, rank 0 for its own): "
+               f"{one_parts['exchange us']} and {rp['exchange us']} µs.")
+    out.append("")
+    weak = multi4_run("weak4-2p28.txt")
+    w = weak["parts"]
+    out += [f"**Weak scaling** ({w[1]['shard']} per GPU, [weak4-2p28]({MULTI4_LINK}weak4-2p28.txt)):", "",
+            "| GPUs | n | reduce µs | exchange µs | scan µs | bound µs | whole µs | % of bound | T1/T |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for p in (1, 2, 4):
+        assert w[p]["check"] == "ok" and w[p]["shard"] == w[1]["shard"]
+        out.append("| " + " | ".join(w[p][c].replace("-", "–") for c in
+                                     ("GPUs", "n", "reduce us", "exchange us", "scan us", "bound us", "whole us",
+                                      "% of bound", "T1/T")) + " |")
+    out.append("")
+    grow = num(w[4]["whole us"]) - num(w[2]["whole us"])
+    grow_b = num(w[4]["bound us"]) - num(w[2]["bound us"])
+    claim(abs(grow) < 0.05 * num(w[2]["whole us"]), "from two to four GPUs the weak-scaling time grows little")
+    out.append(f"From two to four GPUs (twice the data and the GPUs) the time grows by {grow:.1f} µs "
+               f"({100 * grow / num(w[2]['whole us']):.1f}%) and the bound by {grow_b:.1f} µs: the split's price, "
+               f"the reduce of one shard, is paid once, whatever P; the exchange grows from {w[2]['exchange us']} to "
+               f"{w[4]['exchange us']} µs.")
+    return "\n".join(out)
+
+
+def paper_four():
+    """The four-GPU figure "The bound" puts on paper from the two-GPU parts of 2026-11-27 (n = 2^32)."""
+    p = multi_run(STRONG[1])["parts"]
+    one, red, scan, exch = num(p[1]["whole us"]), num(p[2]["reduce us"]), num(p[2]["scan us"]), num(p[2]["exchange us"])
+    return one / (scan * 2 / 4 + red * 2 / 4 + exch), exch, p[2]["n"]
+
+
+def multi4_bound():
+    """The four-GPU speed-ups against the paper figure and this run's bound; where the rest of the time goes."""
+    m = multi4_machine()
+    strong = [multi4_run(f) for f in STRONG4]
+    paper, paper_exch, paper_n = paper_four()
+    four = [r["parts"][4] for r in strong]
+    sp = [num(p["vs 1 GPU"]) for p in four]
+    bd = [num(p["bound vs 1 GPU"]) for p in four]
+    gap = [num(p["whole us"]) - num(p["bound us"]) for p in four]
+    r4 = num(four[1]["reduce us"]) / num(four[1]["scan us"])
+    ex2 = [num(r["parts"][2]["exchange us"]) for r in strong]
+    ex4 = [num(p["exchange us"]) for p in four]
+    claim(all(s < b for s, b in zip(sp, bd)), "four GPUs stay below their bound")
+    claim(bd[1] < paper and min(ex4) > max(ex2), "at the paper's n the bound is below the paper figure; the exchange grows")
+    claim(four[1]["n"] == paper_n, "the paper figure is for the same n")
+    out = [f"**Against the bound.** \"The bound\" above put four GPUs on paper at {paper:.1f}x for n = {paper_n} "
+           f"(two-GPU parts of {multi_machine()['date']}, the exchange taken as {paper_exch:.1f} µs). Measured "
+           f"({m['count']} × H200, {m['date']}): **{sp[0]:.2f}x** at {four[0]['n']} and **{sp[1]:.2f}x** at "
+           f"{four[1]['n']}, against {bd[0]:.2f}x and {bd[1]:.2f}x for the bound of the same run's parts, "
+           f"{four[0]['% of bound']}% and {four[1]['% of bound']}% of it. At {four[1]['n']} that bound is below the "
+           f"paper's {paper:.1f}x partly because the exchange is {min(ex4):.1f}–{max(ex4):.1f} µs on four GPUs against "
+           f"{min(ex2):.1f}–{max(ex2):.1f} µs on two in the same runs (the paper warned: an all-gather's latency "
+           f"grows with P); with this run's r = {four[1]['reduce us']} / {four[1]['scan us']} = "
+           f"{r4:.2f}, *P / (1 + r)* is {4 / (1 + r4):.2f}x on four GPUs as n grows. The time above the bound is "
+           f"{gap[0]:.1f} µs at {four[0]['n']} and {gap[1]:.1f} µs at {four[1]['n']}: about the same time, which "
+           f"weighs less on the longer scan.", ""]
+    claim(abs(gap[1] - gap[0]) < 0.5 * min(gap), "the time above the bound is about the same at both sizes")
+    lines, t = strong[0]["timelines"][4]
+    scans = [x[3] - x[2] for x in t]
+    scan_alone = num(four[0]["scan us"])
+    red_alone = num(four[0]["reduce us"])
+    launch = [x[2] for x in t]
+    claim(all(abs(s / scan_alone - 1) < 0.03 for s in scans), "each scan takes about what a scan takes alone")
+    claim(launch == sorted(launch), "the scans are launched in GPU order")
+    claim(len(t) == 4, "four GPUs, three of them reduce")
+    out.append(f"**Where that time goes**: the timeline of one run on four GPUs at {four[0]['n']} (µs from each "
+               f"GPU's start: reduce done | totals on the host | scan launched | scan done):")
+    out += ["", "```"] + lines + ["```", ""]
+    out.append(f"Each GPU's scan takes what one scan takes alone ({min(scans):.0f}–{max(scans):.0f} µs from launch to "
+               f"end, against {scan_alone:.1f} µs), so the time above the bound lies before the scans: the three "
+               f"reduces end at {min(x[0] for x in t[:-1]):.0f}–{max(x[0] for x in t[:-1]):.0f} µs "
+               f"({red_alone:.1f} µs alone), and the host launches the four scans in GPU order (step 4 of \"How it "
+               f"works\": each once its carry is known), {launch[0]:.0f} to {launch[-1]:.0f} µs, "
+               f"{(launch[-1] - launch[0]) / (len(launch) - 1):.0f} µs apart; the last GPU, which started its scan "
+               f"last, ends {t[-1][3] - t[0][3]:.0f} µs after GPU 0. This one run took {t[-1][3]:.0f} µs (the median "
+               f"is {four[0]['whole us']} µs). The program's parts do not split that time between the host's "
+               f"launches and the GPUs' waits; `nsys` would.")
+    out.append("")
+    out.append("**Eight GPUs were not lent**: no eight-GPU run exists here, and the eight-GPU figure in \"The bound\" "
+               "is a prediction from two-GPU parts, not a measurement.")
+    return "\n".join(out)
+
+
+def multi4_uneven():
+    """--last-weight on four GPUs at 2^30 against the even split (strong4-2p30)."""
+    runs = {100: multi4_run(STRONG4[0])}
+    for f in sorted(MULTI4.glob("uneven4-w*-2p30.txt")):
+        runs[int(re.search(r"-w(\d+)-", f.name).group(1))] = multi4_run(f.name)
+    out = [f"**The uneven split on four GPUs** (2^30; raw: `uneven4-w*-2p30.txt` in [multigpu/]({MULTI4_LINK}); "
+           f"W = 100 is the even split, the strong-scaling row above):", "",
+           "| `--last-weight` | shards (other / last) | bound vs 1 GPU | measured vs 1 GPU | % of bound |",
+           "|---:|---|---:|---:|---:|"]
+    speed = {w: num(r["parts"][4]["vs 1 GPU"]) for w, r in runs.items()}
+    uneven = {w: r for w, r in runs.items() if w != 100}
+    best = max(uneven, key=lambda w: speed[w])
+    for w, r in runs.items():
+        p = r["parts"][4]
+        assert p["check"] == "ok"
+        other, last = p["shard"] if isinstance(p["shard"], tuple) else (p["shard"], p["shard"])
+        cell = f"**{p['vs 1 GPU']}**" if w in (100, best) else p["vs 1 GPU"]
+        out.append(f"| {w} | {other} / {last} | {p['bound vs 1 GPU']} | {cell} | {p['% of bound']} |")
+    out.append("")
+    claim(all(speed[w] < speed[100] for w in uneven), "every uneven split is slower than the even one on four GPUs")
+    share = [num(r["parts"][4]["% of bound"]) for r in uneven.values()]
+    even_t = runs[100]["timelines"][4][1]
+    best_t = uneven[best]["timelines"][4][1]
+    r4 = num(runs[100]["parts"][4]["reduce us"]) / num(runs[100]["parts"][4]["scan us"])
+    claim(min(x[1] for x in best_t) > max(x[1] for x in even_t), "the totals reach the host later")
+    out.append(f"As on two GPUs, every uneven split is slower than the even one, at {min(share):.1f}–{max(share):.1f}% "
+               f"of its own bound; the best, W = {best}, gives {speed[best]:.2f}x against the even split's "
+               f"{speed[100]:.2f}x. In its timeline the totals reach the host at {min(x[1] for x in best_t):.0f}–"
+               f"{max(x[1] for x in best_t):.0f} µs against {min(x[1] for x in even_t):.0f}–"
+               f"{max(x[1] for x in even_t):.0f} µs in the even split's. The balancing weight 100·(1 + r) = "
+               f"{100 * (1 + r4):.0f} was not run on four GPUs.")
+    return "\n".join(out)
+
+
+def multi4_forms():
+    """The two forms side by side on two GPUs (forms-x2, measure_forms.py): the verdict under the screen block
+    40-scan-multi-gpu-ranks, from forms.csv, checked against forms.md's own ratio and overlap columns."""
+    rows = {(r["form"], r["size"]): r for r in csv.DictReader(open(FORMS4 / "forms.csv"))}
+    md = {}
+    for line in (FORMS4 / "forms.md").read_text().splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if re.fullmatch(r"2\^\d+", cells[0]):
+            md[cells[0]] = (cells[3], cells[4])
+    sizes = sorted(md, key=pow2)
+    ratio, parts = [], []
+    for size in sizes:
+        a, b = rows[("one-process", size)], rows[("ranks", size)]
+        assert a["check"] == b["check"] == "ok"
+        x = float(b["median_ms"]) / float(a["median_ms"])
+        overlap = float(a["min_ms"]) <= float(b["max_ms"]) and float(b["min_ms"]) <= float(a["max_ms"])
+        claim(md[size] == (f"{x:.3f}", "yes" if overlap else "no"), f"forms.md's ratio and overlap at {size}")
+        claim(overlap, f"the two forms' spreads overlap at {size}")
+        ratio.append(x)
+        parts += [abs(float(b[k]) / float(a[k]) - 1) for k in ("reduce_us", "scan_us")]
+    ex = [(rows[("one-process", s)]["exchange_us"], rows[("ranks", s)]["exchange_us"]) for s in sizes]
+    claim(all(float(b) < float(a) for a, b in ex), "the rank form's exchange is the shorter")
+    return (f"One process per GPU takes {' and '.join(f'{x:.3f}x' for x in ratio)} the one-process form's time at "
+            f"{' and '.join(sizes)} ([forms.md]({FORMS4_LINK}forms.md)), and the min–max spreads overlap at both "
+            f"sizes: the two forms' times are within each other's spread, a tie. The reduce and the scan of one "
+            f"shard, timed alone in each form, differ by at most {100 * max(parts):.1f}% between them. The "
+            f"exchange, as each form times it, is the rank form's shorter (" +
+            ", ".join(f"{b} against {a} µs at {s}" for (a, b), s in zip(ex, sizes)) +
+            "): the one-process host waits for both GPUs' totals, rank 0 for its own.")
 
 
 # Which path chapter 38's stage runs at each length (fft_two_pass.cuh, its opening comment), on a GPU with clusters.
@@ -1638,6 +1917,8 @@ BLOCKS = {
     "40-h200x2-idea": "40-h200x2-idea", "40-h200x2-scaling": "40-h200x2-scaling",
     "40-h200x2-bound-text": "40-h200x2-bound-text", "40-h200x2-bound-r": "40-h200x2-bound-r",
     "40-h200x2-parts": "40-h200x2-parts", "40-h200x2-uneven": "40-h200x2-uneven",
+    "40-h200x4-scaling": "40-h200x4-scaling", "40-h200x4-bound": "40-h200x4-bound",
+    "40-h200x4-uneven": "40-h200x4-uneven", "40-h200x4-forms": "40-h200x4-forms",
     **{name: name for name, _ in SWEEP_BLOCKS},
 }
 
@@ -1657,7 +1938,9 @@ TABLES = [("18-variants", scan_variants), ("18-types", scan_types), ("29-shapes"
           ("40-stage-choice", multi_gpu_stage_choice), ("40-h200x2-idea", multi_idea),
           ("40-h200x2-scaling", multi_scaling), ("40-h200x2-bound-text", multi_bound_text),
           ("40-h200x2-bound-r", multi_bound_r), ("40-h200x2-parts", multi_parts),
-          ("40-h200x2-uneven", multi_uneven)] + SWEEP_BLOCKS
+          ("40-h200x2-uneven", multi_uneven), ("40-h200x4-scaling", multi4_scaling),
+          ("40-h200x4-bound", multi4_bound), ("40-h200x4-uneven", multi4_uneven),
+          ("40-h200x4-forms", multi4_forms)] + SWEEP_BLOCKS
 
 
 def write_tables(tables, blocks, out, argv):
