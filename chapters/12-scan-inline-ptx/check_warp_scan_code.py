@@ -174,7 +174,8 @@ def check_sass(cuobjdump, cubin):
     bounds = [i for i, _ in shfl12] + [len(f12)]
     for k, (i, ins) in enumerate(shfl12):
         pred = ins.split()[1].rstrip(",")
-        adds = [x for x in f12[i + 1 : bounds[k + 1]] if x.startswith(f"@{pred} IADD")]
+        # The add is IADD3 or, where ptxas uses the multiply-add unit for it (sm_75), IMAD.IADD.
+        adds = [x for x in f12[i + 1 : bounds[k + 1]] if re.match(rf"@{pred} (IADD|IMAD\.IADD)", x)]
         check(pred != "PT" and len(adds) == 1, f"{ins!r} sets {pred}, which guards the add {adds}")
     check(len(f12) < len(f11), f"fewer SASS instructions: {len(f12)} (chapter 12) < {len(f11)} (chapter 11)")
     return 0
