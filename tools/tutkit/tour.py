@@ -640,7 +640,8 @@ def run_programs(programs, opts, timeout):
         records.append(run_program(chapter, path, opts, timeout, display_path=display_path(path)))
         error = records[0]["error"] or ""
         if i == 1 and error.startswith(NO_USABLE_GPU):
-            raise ToolError(f"{chapter} says {error[len('error: '):]}. Everything is built; the chapter programs "
+            built = "Everything is built" if len(programs) > 1 else f"{chapter} is built"
+            raise ToolError(f"{chapter} says {error[len('error: '):]}. {built}; the chapter programs "
                             f"need that GPU, so nothing was measured. `tools/check` runs the host tests here.",
                             status=1)
     note(f"ran {len(programs)} programs in {time.monotonic() - start:.0f} s")
