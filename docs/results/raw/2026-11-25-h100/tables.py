@@ -689,7 +689,7 @@ def gemm_stream_k():
 
 
 def scan18_targets():
-    """Chapter 18's stage against CUB and the copy for the targets' types (int32, int64 and float sums) at 2^28 and
+    """Chapter 18's stage against CUB and the copy for the int32, int64 and float sums at 2^28 and
     2^30, from measure.sh's runs."""
     m = SCREENS / "ch18"
     out = ["| type, operator, n | stage % of `cudaMemcpy` | CUB % of `cudaMemcpy` | stage vs CUB | bound on the ratio "
@@ -702,13 +702,12 @@ def scan18_targets():
             out.append(vs_cub_row(f"{t} sum, {size}", pct(stage["pct_memcpy"]), pct(cub["pct_memcpy"]),
                                   ratio(stage["speed_vs_ref"])))
             bound = 100.0 / float(cub["pct_memcpy"])
-            if t == "int32":
-                claim(float(stage["pct_memcpy"]) >= 90 and bound < 1.25,
-                      f"int32 sum at {size}: 90% of the copy met, 1.25x CUB above the bound", 18)
-            else:
-                claim(float(stage["speed_vs_ref"]) < 1.15, f"the {t} sum's 1.15x target is missed at {size}", 18)
-                claim((bound > 1.15) == (t == "float"),
-                      f"the {t} sum's target is {'within' if t == 'float' else 'above'} the bound at {size}", 18)
+            if t != "int32":  # the first screen: the float and int64 sums trail CUB; the float sum sits further
+                # below the copy than CUB; CUB's int64 sum is close to the copy
+                claim(float(stage["speed_vs_ref"]) < 1.0, f"the {t} sum trails CUB at {size}", 18)
+                claim(t != "float" or float(stage["pct_memcpy"]) < float(cub["pct_memcpy"]),
+                      f"the float sum sits further below the copy than CUB at {size}", 18)
+                claim(t != "int64" or bound < 1.15, f"CUB's int64 sum is close to the copy at {size}", 18)
     out.append("")
     out.append(screens_provenance("chapter 18's `measure.sh`, `--budget-ms 400`", "ch18/"))
     return "\n".join(out)
