@@ -1726,28 +1726,16 @@ def fft36_screen_text():
 
 
 def fft37_screen_text():
-    """Chapter 37's verdict, from the runs of 37-screen, the program's residency table, and the exchange without the
+    """Chapter 37's first-screen sentences, from the runs of 37-screen and the exchange without the
     FFT (the chapter's lab, ../2026-11-27-h100/lab37-7e9ec24)."""
     d = SCREENS
     r = {n: program_rows(d / f"c37-all-n{n}.txt") for n in (32768, 65536)}
-    resident = {}
-    text = (d / "c37-all-n32768.txt").read_text()
-    for line in text[text.index("Clusters resident"):].splitlines():
-        f = line.split()
-        if len(f) == 7 and f[1].isdigit():
-            resident[(f[0], int(f[1]))] = (int(f[5]), float(f[6]))
 
     def x(n, v, f):
         return float(r[n][v][f].rstrip("x"))
 
     st = {n: x(n, "fft-thread-block-cluster", "speed vs cufft") for n in r}
     words = {n: ("beats" if st[n] > 1.0 else "trails") for n in r}
-    c65, per_sm = resident[("fft-thread-block-cluster", 65536)]
-    c8e32 = x(32768, "c8-e32", "speed vs cufft")
-    if not (per_sm < 1.0 and resident[("c8-e32", 32768)][0] > resident[("fft-thread-block-cluster", 32768)][0]
-            and c8e32 < st[32768]):
-        raise SystemExit("tables.py: 37-screen-text: no longer under one block per SM at 65536, or `c8-e32` no "
-                         "longer has more clusters resident and runs slower at 32768")
     # The lab (../2026-11-27-h100/lab37-7e9ec24): the stage's exchange without the FFT, the stage in the same run.
     spec = importlib.util.spec_from_file_location("tables_h100_1127", HERE.parent / "2026-11-27-h100" / "tables.py")
     h100_1127 = importlib.util.module_from_spec(spec)
@@ -1764,15 +1752,34 @@ def fft37_screen_text():
     reach = (f"The stage reaches {100 / lab_x[32768]:.0f}% and {100 / lab_x[65536]:.0f}% of that bound; a stage at "
              f"it would run at {at_bound[32768]:.2f}× and {at_bound[65536]:.2f}× the cuFFT of the tables below.")
     return (f"**What the measurement says (H100, the tables below):** at N = 32768 the cluster stage {words[32768]} cuFFT, {st[32768]:.2f}× "
-            f"({x(32768, 'fft-thread-block-cluster', '% memcpy'):.0f}% of `cudaMemcpy`), and runs "
+            f"({x(32768, 'fft-thread-block-cluster', '% memcpy'):.0f}% of `cudaMemcpy`), and "
             f"{float(r[32768]['fft-one-block-large']['median ms']) / float(r[32768]['fft-thread-block-cluster']['median ms']):.1f}× "
             f"as fast as chapter 36's stage (chapter 35's four-step); at 65536 it {words[65536]} cuFFT, "
             f"{st[65536]:.2f}× ({x(65536, 'fft-thread-block-cluster', '% memcpy'):.0f}% of copy). The same exchange with "
-            f"the butterflies removed (the chapter's lab, \"The bound\"; another run, 2026-11-27) reaches "
+            f"the butterflies removed (the lab, \"The bound\"; another run, 2026-11-27) reaches "
             f"{lab_pct[32768]:.0f}% and {lab_pct[65536]:.0f}% of copy (this design's bound), and the stage takes {lab_x[32768]:.2f}× and "
             f"{lab_x[65536]:.2f}× its exchange's time in that run: the FFT work inside the blocks adds more time than "
-            f"the exchange adds over a copy. " + reach + " "
-            f"At 65536 only {c65} clusters of 8 blocks are resident at once "
+            f"the exchange adds over a copy. " + reach)
+
+
+def fft37_residency_text():
+    """Chapter 37's residency sentence, from the program's residency table in the runs of 37-screen."""
+    d = SCREENS
+    r = {n: program_rows(d / f"c37-all-n{n}.txt") for n in (32768, 65536)}
+    resident = {}
+    text = (d / "c37-all-n32768.txt").read_text()
+    for line in text[text.index("Clusters resident"):].splitlines():
+        f = line.split()
+        if len(f) == 7 and f[1].isdigit():
+            resident[(f[0], int(f[1]))] = (int(f[5]), float(f[6]))
+    c65, per_sm = resident[("fft-thread-block-cluster", 65536)]
+    c8e32 = float(r[32768]["c8-e32"]["speed vs cufft"].rstrip("x"))
+    st32 = float(r[32768]["fft-thread-block-cluster"]["speed vs cufft"].rstrip("x"))
+    if not (per_sm < 1.0 and resident[("c8-e32", 32768)][0] > resident[("fft-thread-block-cluster", 32768)][0]
+            and c8e32 < st32):
+        raise SystemExit("tables.py: 37-residency-text: no longer under one block per SM at 65536, or `c8-e32` no "
+                         "longer has more clusters resident and runs slower at 32768")
+    return (f"At 65536 only {c65} clusters of 8 blocks are resident at once "
             f"({per_sm:.2f} blocks per SM, the residency table under \"Measured\"), so no SM has a second block to "
             f"keep the memory busy while its cluster waits at a barrier; yet more clusters resident at 32768 "
             f"(`c8-e32`, {resident[('c8-e32', 32768)][0]} against the stage's "
@@ -1900,7 +1907,7 @@ BLOCKS = {
     "18-registers": "18-registers", "27-resources": "27-resources", "29-registers": "29-registers",
     "35-registers": "35-registers", "37-occupancy": "37-occupancy",
     "37-h100-screen": "37-screen",
-    "37-h100-screen-text": "37-screen-text", "37-h100-candidates": "37-candidates", "38-h100-by-length": "38-screen",
+    "37-h100-screen-text": "37-screen-text", "37-h100-residency-text": "37-residency-text", "37-h100-candidates": "37-candidates", "38-h100-by-length": "38-screen",
     "38-h100-sweep": "38-sweep", "38-h100-screen-text": "38-screen-text", "40-h100-stage-choice": "40-stage-choice",
     "40-h200x2-idea": "40-h200x2-idea", "40-h200x2-scaling": "40-h200x2-scaling",
     "40-h200x2-bound-text": "40-h200x2-bound-text", "40-h200x2-bound-r": "40-h200x2-bound-r",
@@ -1919,7 +1926,7 @@ TABLES = [("18-variants", scan_variants), ("18-types", scan_types), ("29-shapes"
           ("38-screen", fft38_screen), ("29-stream-k", gemm_stream_k), ("18-targets", scan18_targets),
           ("18-timeline", scan18_timeline), ("18-timeline-screen", scan18_timeline_screen),
           ("36-screen-text", fft36_screen_text), ("36-occupancy", fft36_occupancy),
-          ("36-half-buffer", fft36_half_buffer), ("37-screen-text", fft37_screen_text),
+          ("36-half-buffer", fft36_half_buffer), ("37-screen-text", fft37_screen_text), ("37-residency-text", fft37_residency_text),
           ("18-registers", scan18_registers), ("27-resources", gemm27_candidates_resources),
           ("29-registers", gemm29_registers), ("35-registers", fft35_registers), ("37-occupancy", fft37_occupancy),
           ("38-sweep", fft38_sweep), ("38-screen-text", fft38_screen_text),
