@@ -57,7 +57,6 @@ HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 PREVIOUS = {"40": "17"}
 _NEEDS_RUN = ("its program does not time the previous chapter's stage: the row needs the variant added and a new "
               "GPU run")
-_OWNER = "the chapter's README is being reworked by its owner (first screen and wording)"
 # Chapters that fail a rule today, and why. Fixing one: change the README (or the program and its run), then drop
 # the chapter here (tools/lint-docs prints a note for an entry that is no longer needed).
 KNOWN_EXCEPTIONS = {
@@ -69,8 +68,6 @@ KNOWN_EXCEPTIONS = {
         "24-sgemm-vectorized-transposed", "25-sgemm-warp-tiling", "26-sgemm-double-buffering", "27-sgemm-tuned",
         "31-fft-stockham-global", "32-fft-shared-memory", "33-fft-registers-exchange", "34-fft-high-radix",
         "35-fft-tuned")}),
-    "words": dict({c: _OWNER for c in (
-        "40-scan-multi-gpu",)}),
     "opening": {},
 }
 SCREEN_DONE_FILE = "tools/docs-screen-done.txt"
