@@ -502,7 +502,7 @@ def lab37_table(prefix="../"):
 
 
 def lab37_bound():
-    """Chapter 37's "The bound": what the exchange alone reaches, and what that says about the target."""
+    """Chapter 37's "The bound": what the exchange alone reaches (the design's bound)."""
     runs, resident = lab37_runs()
     ncu = lab37_ncu()
     e = {n: runs[n]["exchange-c8"] for n in runs}
