@@ -1747,10 +1747,10 @@ def fft37_screen_text():
     if not all(float(lab[n]["fft-thread-block-cluster"]["median_ms"]) - float(lab[n]["exchange-c8"]["median_ms"])
                > float(lab[n]["exchange-c8"]["median_ms"]) - float(lab[n]["cudaMemcpy"]["median_ms"]) for n in lab):
         raise SystemExit("tables.py: 37-screen-text: the butterflies no longer add more time than the exchange")
-    # The exchange alone is this design's bound: a stage at it would run at this many times this run's cuFFT.
-    at_bound = {n: lab_pct[n] / x(n, "cufft", "% memcpy") for n in lab}
-    reach = (f"The stage reaches {100 / lab_x[32768]:.0f}% and {100 / lab_x[65536]:.0f}% of that bound; a stage at "
-             f"it would run at {at_bound[32768]:.2f}× and {at_bound[65536]:.2f}× the cuFFT of the tables below.")
+    # The exchange alone is this design's bound; the stage's share of it comes from the lab run alone (cuFFT was
+    # not timed there, so no ratio to cuFFT at the bound is given: it would mix two processes).
+    reach = (f"The stage reaches {100 / lab_x[32768]:.0f}% and {100 / lab_x[65536]:.0f}% of that bound (both timed in "
+             f"the lab's run).")
     return (f"**What the measurement says (H100, the tables below):** at N = 32768 the cluster stage {words[32768]} cuFFT, {st[32768]:.2f}× "
             f"({x(32768, 'fft-thread-block-cluster', '% memcpy'):.0f}% of `cudaMemcpy`), and "
             f"{float(r[32768]['fft-one-block-large']['median ms']) / float(r[32768]['fft-thread-block-cluster']['median ms']):.1f}× "
