@@ -224,7 +224,7 @@ std::string usage_text(const std::string& program, const std::string& title,
     << "  -n, --size N        problem size in elements (default " << default_size
     << "); accepts 1048576, 2^20, 1M, 3*2^20, 2^31+5\n"
     << "  -v, --variant LIST  comma-separated variants to run, or all (default: the stage and the\n"
-    << "                      references; --list marks the others 'on demand')\n"
+    << "                      references; --list marks the others 'on demand'; 'default,NAME' adds one)\n"
     << "      --reps N        timed repetitions (default: adaptive to --budget-ms)\n"
     << "      --budget-ms MS  time budget per variant for adaptive repetitions (default 1000)\n"
     << "      --warmup N      untimed warm-up runs (default 2)\n"

@@ -20,12 +20,17 @@ const VariantSpec* find_variant(const ChapterSpec& spec, const std::string& name
 }
 
 // The variants to run, in the chapter's order: the selected ones (by default every variant that is not
-// on demand; "all" selects every one) plus the references, which every run measures so that ratios come
-// from the same process. Profile mode with an explicit selection runs only what was named.
+// on demand; "all" selects every one, "default" the ones a plain run selects, so that "default,NAME" adds one
+// on-demand variant) plus the references, which every run measures so that ratios come from the same process.
+// Profile mode with an explicit selection runs only what was named.
 std::vector<const VariantSpec*> selected_variants(const ChapterSpec& spec, const Options& opt) {
-  const bool all = std::find(opt.variants.begin(), opt.variants.end(), "all") != opt.variants.end();
+  auto named_keyword = [&](const char* k) {
+    return std::find(opt.variants.begin(), opt.variants.end(), k) != opt.variants.end();
+  };
+  const bool all = named_keyword("all");
+  const bool defaults = opt.variants.empty() || named_keyword("default");
   for (const auto& name : opt.variants)
-    if (name != "all" && !find_variant(spec, name)) {
+    if (name != "all" && name != "default" && !find_variant(spec, name)) {
       std::string known;
       for (const auto& v : spec.variants) known += (known.empty() ? "" : ", ") + v.name;
       throw UsageError("unknown variant '" + name + "' (known: " + known + ")");
@@ -33,7 +38,7 @@ std::vector<const VariantSpec*> selected_variants(const ChapterSpec& spec, const
   std::vector<const VariantSpec*> out;
   for (const auto& v : spec.variants) {
     bool named = std::find(opt.variants.begin(), opt.variants.end(), v.name) != opt.variants.end();
-    bool chosen = all || named || (opt.variants.empty() && !v.on_demand) || (v.reference && !opt.profile);
+    bool chosen = all || named || (defaults && !v.on_demand) || (v.reference && !opt.profile);
     if (chosen) out.push_back(&v);
   }
   return out;

@@ -25,6 +25,7 @@ def expect_usage_error(*args):
 for bad in [("--size", "-1"), ("--size", "abc"), ("--size", "1.5"), ("--size", "2^64"), ("--size",),
             ("--bogus",), ("stray",), ("--reps", "0"), ("--reps", "x"), ("--warmup", "-1"),
             ("--seed", "-3"), ("--format", "xml"), ("--variant", "no-such-variant"), ("--variant", ""),
+            ("--variant", "default,no-such-variant"),
             ("--no-check=yes",), ("--block", "7")]:
     expect_usage_error(*bad)
 

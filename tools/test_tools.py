@@ -189,6 +189,29 @@ class CommonTest(unittest.TestCase):
 
 # ---- tour ---------------------------------------------------------------------------------------
 
+class PreviousStageTest(unittest.TestCase):
+    """tools/results times the previous chapter's stage in the stage's own process when the program has it."""
+
+    def test_names(self):
+        self.assertEqual(common.previous_stage_name("06-scan-shared-memory"), "scan-baseline")
+        self.assertEqual(common.previous_stage_name("40-scan-multi-gpu"), "scan-lookback-landing-zone")
+        self.assertIsNone(common.previous_stage_name("05-scan-baseline"))   # chapter 04 is another ladder
+        self.assertIsNone(common.previous_stage_name("20-sgemm-naive"))
+
+    def test_options(self):
+        with tempfile.TemporaryDirectory() as d:
+            with_prev, without = Path(d) / "with", Path(d) / "without"
+            with_prev.write_text("#!/bin/sh\nprintf '[{\"name\": \"scan-shared-memory\", \"on_demand\": false}, "
+                                 "{\"name\": \"scan-baseline\", \"on_demand\": true}]'\n")
+            without.write_text("#!/bin/sh\nprintf '[{\"name\": \"scan-block\", \"on_demand\": false}]'\n")
+            for f in (with_prev, without):
+                f.chmod(0o755)
+            programs = [("06-scan-shared-memory", with_prev), ("07-scan-block", without)]
+            self.assertEqual(tour.previous_stage_options(programs, ["--budget-ms", "300"]),
+                             {"06-scan-shared-memory": ["--variant", "default,scan-baseline"]})
+            self.assertEqual(tour.previous_stage_options(programs, ["--variant", "all"]), {})
+
+
 class TourMathTest(unittest.TestCase):
     def test_stage_ratios(self):
         rows, summary = tour.stage_table(fixture_records(*SCAN))

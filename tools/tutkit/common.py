@@ -327,6 +327,31 @@ def accepts_option(program, option):
     return p.returncode == 0 and re.search(rf"(^|\s){re.escape(option)}\b", p.stdout) is not None
 
 
+# The chapter whose stage a chapter improves on, where it is not the one numbered one less in the same ladder.
+PREVIOUS = {"40": "17"}
+
+
+def previous_chapter(chapter, chapters):
+    """The folder of the chapter whose stage CHAPTER improves on, or None (a ladder's first chapter)."""
+    num, _, name = chapter.partition("-")
+    if not num.isdigit():
+        return None
+    want = PREVIOUS.get(num)
+    if want:
+        return next((c for c in chapters if c.startswith(want + "-")), None)
+    prev = f"{int(num) - 1:02d}-" + name.split("-")[0]
+    return next((c for c in chapters if c == prev or c.startswith(prev + "-")), None)
+
+
+def previous_stage_name(chapter):
+    """The variant name of the stage CHAPTER's stage improves on (05-scan-baseline for 06-scan-shared-memory:
+    'scan-baseline'), or None for a ladder's first chapter. A chapter program that times that stage in the same
+    process registers it under this name, on demand."""
+    chapters = sorted(p.name for p in (REPO_ROOT / "chapters").iterdir() if p.is_dir())
+    prev = previous_chapter(chapter, chapters)
+    return prev.split("-", 1)[1] if prev else None
+
+
 def stage_variant_name(chapter_id, variants):
     """The variant that stands for a chapter's stage: the one named like the folder without its
     number (05-scan-baseline -> scan-baseline), else the first variant that is not a reference.

@@ -44,7 +44,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from .common import REPO_ROOT, ArgumentParser, ToolError
+from .common import REPO_ROOT, ArgumentParser, ToolError, previous_chapter
 
 SCREEN_LINES = 40
 OPENING_WORDS = (20, 200)  # prose words before the first table: the idea, short
@@ -53,8 +53,6 @@ SCREEN_WORDS = 350         # prose words on the first screen
 TARGET = re.compile(r"\b(?:targets?|goals?)\b", re.I)
 NOT_A_TARGET = re.compile(r"\b(?:branch|divergent|uniform|oldest|build|ninja|meson|compile|compilation)\s+$", re.I)  # words before it
 HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
-# The chapter whose stage a chapter improves on, where it is not the one numbered one less in the same ladder.
-PREVIOUS = {"40": "17"}
 _NEEDS_RUN = ("its program does not time the previous chapter's stage: the row needs the variant added and a new "
               "GPU run")
 # Chapters that fail a rule today, and why. Fixing one: change the README (or the program and its run), then drop
@@ -559,16 +557,6 @@ def first_table(lines):
     return None
 
 
-def previous_chapter(chapter, chapters):
-    """The folder of the chapter whose stage CHAPTER improves on, or None (a ladder's first chapter)."""
-    num, _, name = chapter.partition("-")
-    if not num.isdigit():
-        return None
-    want = PREVIOUS.get(num)
-    if want:
-        return next((c for c in chapters if c.startswith(want + "-")), None)
-    prev = f"{int(num) - 1:02d}-" + name.split("-")[0]
-    return next((c for c in chapters if c == prev or c.startswith(prev + "-")), None)
 
 
 def names_previous(lines, prev):

@@ -14,7 +14,8 @@ from .common import (REPO_ROOT, ArgumentParser, ToolError, accepts_option, chapt
 from .tour import (ARTICLE, ARTICLE_CUB_US, LADDERS, RESULTS_FORMAT, STAGE_ALIGN, add_run_arguments,
                    ladder_cells, ladder_legend, ladder_table,
                    display_path, first_device, prepare_programs, program_options, record_failed,
-                   render_tour, results_document, results_of, run_program, run_programs, split_passthrough, stage_cells,
+                   previous_stage_options, render_tour, results_document, results_of, run_program, run_programs,
+                   split_passthrough, stage_cells,
                    stage_table, validate_run_arguments)
 
 DEFAULT_SWEEP_SIZES = "2^16,2^18,2^20,2^22,2^24,2^26,2^28"
@@ -630,7 +631,8 @@ def main(argv):
             raise ToolError(f"invalid selectivity '{v}': expected an integer percentage 0..100")
     programs = prepare_programs(args)
     opts = program_options(args, extra)
-    records = run_programs(programs, opts, args.timeout)
+    # Each chapter's first table names the previous stage: time it in the same process as the stage.
+    records = run_programs(programs, opts, args.timeout, previous_stage_options(programs, opts))
     if first_device(records) is None:  # nothing ran (no GPU?): write nothing, skip the sweeps
         first_error = next((r["error"] for r in records if r.get("error")), "no program reported a GPU")
         raise ToolError(f"no results to write: {first_error}", status=1)

@@ -31,6 +31,7 @@ gives today. The placeholders:
   {provenance}                                 'NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-11-25, commit abc1234'
                                                of the results JSON
   {results}                                    a link to the results markdown, relative to a chapter README
+  {gpu}                                        the results JSON's GPU ('NVIDIA H200'), for a table's header
 
 The results file the templates read is named in docs/results/screens/results.txt (one path, relative to the
 repository root), so that the blocks do not depend on which results file fill-measured was given.
@@ -183,6 +184,8 @@ def render(template: str, src: Sources) -> str:
             return src.provenance()
         if kind == "results" and not args:
             return src.results_link()
+        if kind == "gpu" and not args:
+            return src.data.get("meta", {}).get("gpu", "?")
         if kind == "run" and len(args) in (3, 4):
             v = src.run_field(*args[:3])
             return _fmt(v, args[3] if len(args) == 4 else "", _default_spec(args[2]))

@@ -16,7 +16,7 @@ from . import bootstrap, buildlog
 from .common import (INSTALL_HINTS, REPO_ROOT, ArgumentParser, ToolError, chapter_number,
                      find_programs, fmt_num, fmt_ratio, fmt_us,
                      format_size, format_table, machine_metadata, meson_command, note, parse_size, ratio,
-                     select_chapters, shorten, stage_variant_name, write_text)
+                     previous_stage_name, select_chapters, shorten, stage_variant_name, write_text)
 
 RESULTS_FORMAT = "cuda-tutorial-results/1"
 
@@ -628,16 +628,38 @@ def run_tour(args, extra):
 NO_USABLE_GPU = ("error: no CUDA GPU found", "error: unsupported GPU")
 
 
-def run_programs(programs, opts, timeout):
-    """Runs [(chapter, path)] one after another with `opts`, saying which one runs and how many are left.
-    When the first program finds no usable GPU, every other would too: one line and exit status 1 instead
-    of the same failure for every program."""
+def previous_stage_options(programs, opts):
+    """{chapter: ["--variant", "default,PREV"]} for each program that registers the previous chapter's stage
+    (common.previous_stage_name) as an on-demand variant: its first table then has that stage's row timed in
+    the same process as its own. Nothing when `opts` already choose variants."""
+    if any(o in ("-v", "--variant") or o.startswith("--variant=") for o in opts):
+        return {}
+    out = {}
+    for chapter, path in programs:
+        prev = previous_stage_name(chapter)
+        if not prev:
+            continue
+        try:
+            p = subprocess.run([str(path), "--list", "--format", "json"], capture_output=True, text=True, timeout=60)
+            names = {v["name"] for v in json.loads(p.stdout) if v.get("on_demand")} if p.returncode == 0 else set()
+        except (OSError, subprocess.TimeoutExpired, ValueError, TypeError, KeyError):
+            names = set()
+        if prev in names:
+            out[chapter] = ["--variant", "default," + prev]
+    return out
+
+
+def run_programs(programs, opts, timeout, per_program=None):
+    """Runs [(chapter, path)] one after another with `opts` (and per_program[chapter], when given), saying
+    which one runs and how many are left. When the first program finds no usable GPU, every other would too:
+    one line and exit status 1 instead of the same failure for every program."""
     records = []
     start = time.monotonic()
     for i, (chapter, path) in enumerate(programs, 1):
         left = len(programs) - i
         note(f"[{i}/{len(programs)}] {chapter} ({left} left after it, {time.monotonic() - start:.0f} s so far)")
-        records.append(run_program(chapter, path, opts, timeout, display_path=display_path(path)))
+        records.append(run_program(chapter, path, opts + list((per_program or {}).get(chapter, ())), timeout,
+                                   display_path=display_path(path)))
         error = records[0]["error"] or ""
         if i == 1 and error.startswith(NO_USABLE_GPU):
             built = "Everything is built" if len(programs) > 1 else f"{chapter} is built"
