@@ -341,6 +341,15 @@ class ScreensTest(unittest.TestCase):
         self.assertEqual(got, "Fake GPU, CUDA 13.0, 2026-11-25, commit `abc1234`: 40.2% of copy, 4.00x faster, "
                               "1000 us; conflicts 1,000 -> 10, 3.0x; {literal} [fake.md](../../docs/results/fake.md)")
 
+    def test_versus_and_gpu(self):
+        """{versus:...} says faster or slower by the median, and a tie when the min-max ranges overlap."""
+        from tutkit import screens
+        r = lambda ms, lo, hi: {"median_ms": ms, "min_ms": lo, "max_ms": hi}
+        self.assertEqual(screens.versus(r(1.0, 0.9, 1.1), r(4.0, 3.9, 4.2)), "4.00x faster than")
+        self.assertEqual(screens.versus(r(2.1, 2.05, 2.2), r(2.0, 1.9, 2.04)), "1.05x slower than")
+        self.assertTrue(screens.versus(r(2.0, 1.9, 2.1), r(2.05, 2.0, 2.2)).startswith("level (a tie: 1.02x"))
+        self.assertEqual(self.render("{gpu}"), "Fake GPU")
+
     def test_csv_cell(self):
         (self.repo.root / "docs/results/shapes.csv").write_text("m,n,ratio_28\n1024,1024,1.0544\n1024,2048,0.5\n")
         self.assertEqual(self.render("{csv:docs/results/shapes.csv:m=1024,n=2048:ratio_28:.3f}x, "

@@ -23,6 +23,9 @@ gives today. The placeholders:
                                                a cell of any CSV with a header line (relative to the
                                                repository root): the one row whose KEY columns hold the VALUEs
                                                (a shape sweep: m=1024,n=1024,k=1024)
+  {versus:CHAPTER:VARIANT:CHAPTER2:VARIANT2}   how the first row compares with the second, to read "the stage
+                                               is ... chapter 05": "2.49x faster than", "1.05x slower than", or
+                                               "level (a tie: ...) with" when their min-max ranges overlap
   {sweep:KIND:CHAPTER:PARAM:VARIANT:FIELD[:FORMAT]}
                                                a field (as for run) of one row of a size/length sweep: the
                                                sweeps JSON <results stem>-sweeps-KIND.json beside the results
@@ -176,6 +179,17 @@ def _cell_spec(column):
     return ".1f" if ("%" in column or "us" in column) else ",.0f"
 
 
+def versus(a, b):
+    """How row A compares with row B, as words that read "A is ... B": "2.49x faster than", "1.05x slower
+    than", or a tie when their min-max ranges of repetitions overlap (a difference inside the spread)."""
+    if a["min_ms"] <= b["max_ms"] and b["min_ms"] <= a["max_ms"]:
+        return (f"level (a tie: {b['median_ms'] / a['median_ms']:.2f}x, inside the spread of the repetitions) "
+                "with")
+    if a["median_ms"] < b["median_ms"]:
+        return f"{b['median_ms'] / a['median_ms']:.2f}x faster than"
+    return f"{a['median_ms'] / b['median_ms']:.2f}x slower than"
+
+
 def render(template: str, src: Sources) -> str:
     def one(m):
         parts = m.group("body").split(":")
@@ -192,6 +206,8 @@ def render(template: str, src: Sources) -> str:
         if kind == "speedup" and len(args) in (4, 5):
             a, b = src.row(args[0], args[1]), src.row(args[2], args[3])
             return _fmt(b["median_ms"] / a["median_ms"], args[4] if len(args) == 5 else "", ".2f")
+        if kind == "versus" and len(args) == 4:
+            return versus(src.row(args[0], args[1]), src.row(args[2], args[3]))
         if kind == "sweep" and len(args) in (5, 6):
             v = src.sweep_field(*args[:5])
             return _fmt(v, args[5] if len(args) == 6 else "", _default_spec(args[4]))
