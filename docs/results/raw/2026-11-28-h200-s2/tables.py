@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""Writes the tables and README blocks that come from this folder's captures (one NVIDIA H200, 2026-11-28, second
+session; c1.sh ran on the working tree of commit 1c6e409, its sweep and ncu captures re-run on the same build):
+the tensor-core ladder's first tables (chapters 50-53 at 4096^3, every row from one process), its shape sweep
+with a plot, and its ncu metric; chapter 18's planned stage on the H200 (docs/tuning-per-gpu.md).
+
+  python3 docs/results/raw/2026-11-28-h200-s2/tables.py                  # writes tables/*.md (and the plot)
+  python3 docs/results/raw/2026-11-28-h200-s2/tables.py --fill           # and fills the README blocks they feed
+  python3 docs/results/raw/2026-11-28-h200-s2/tables.py --fill --check   # changes nothing; exit 1 on a difference
+
+Every number comes from a file in this folder; the BF16 tensor peak is the one the programs print
+(common/gemm_tc/tc_workload.cu: SMs x 4096 BF16 FLOP/clock on sm_90 x the SM clock, both read from the .err
+header of each run)."""
+import csv
+import importlib.util
+import math
+import pathlib
+import re
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+RAW_LINK = "../../docs/results/raw/2026-11-28-h200-s2/"
+COMMIT = "1c6e409"
+PROVENANCE = f"NVIDIA H200, CUDA 13.0, 2026-11-28, the working tree of commit `{COMMIT}`"
+BF16_FLOPS_PER_CLOCK_SM90 = 4096  # common/gemm_tc/tc_workload.cu, bf16_tensor_flops_per_clock_per_sm
+LADDER = [("50-bf16-gemm-fp32-lanes", "bf16-fp32-lanes"), ("51-bf16-gemm-wmma", "bf16-wmma"),
+          ("52-bf16-gemm-mma-ldmatrix", "bf16-mma-ldmatrix"),
+          ("53-bf16-gemm-cp-async-pipeline", "bf16-cp-async-pipeline")]
+STAGE = dict(LADDER)
+NCU_CSV = "c1/ncu-tc/ncu-tensor.csv"
+
+
+def h100_tables():
+    """The 2026-11-25 H100 tables.py (write_tables: the shared writer and fill)."""
+    spec = importlib.util.spec_from_file_location("h100_tables", HERE.parent / "2026-11-25-h100" / "tables.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def tensor_peak_tflops(err_name):
+    """The BF16 tensor peak of the GPU a run names in its .err header."""
+    text = (HERE / "c1" / err_name).read_text()
+    sms = int(re.search(r"(\d+) SMs", text).group(1))
+    mhz = int(re.search(r"clocks: SM (\d+) MHz", text).group(1))
+    return sms * BF16_FLOPS_PER_CLOCK_SM90 * mhz * 1e6 / 1e12, sms, mhz
+
+
+def run_rows(chapter):
+    """{variant: row} of a chapter's --variant all run at 4096^3."""
+    with open(HERE / "c1" / f"{chapter}-4096.csv") as f:
+        return {r["variant"]: r for r in csv.DictReader(f)}
+
+
+def ncu_rows():
+    with open(HERE / NCU_CSV) as f:
+        return {r["chapter"]: r for r in csv.DictReader(f)}
+
+
+def tflops(row):
+    return float(row["gflops"]) / 1000
+
+
+def first_table(index):
+    """Chapter LADDER[index]'s first table: its stage, the previous chapter's stage and cuBLAS from one process."""
+    chapter, stage = LADDER[index]
+    rows = run_rows(chapter)
+    peak, sms, mhz = tensor_peak_tflops(f"{chapter}-4096.err")
+    order = [(f"**{chapter[:2]} `{stage}`**", rows[stage], True)]
+    if index:
+        prev_chapter, prev = LADDER[index - 1]
+        order.append((f"{prev_chapter[:2]} `{prev}` (the previous stage)", rows[prev], False))
+    order.append(("cuBLAS `cublasGemmEx` (`CUBLAS_COMPUTE_32F`)", rows["cublas"], False))
+    out = ["| M = N = K = 4096, NVIDIA H200 | median µs | TFLOP/s | % of the BF16 tensor peak | speed vs cuBLAS |",
+           "|---|---:|---:|---:|---:|"]
+    for label, r, bold in order:
+        cells = [f"{float(r['median_ms']) * 1000:.1f}", f"{tflops(r):.1f}", f"{100 * tflops(r) / peak:.1f}",
+                 f"{float(r['speed_vs_ref']):.3f}x"]
+        if bold:
+            cells = [f"**{c}**" for c in cells]
+        out.append(f"| {label} | " + " | ".join(cells) + " |")
+    stage_ms = float(rows[stage]["median_ms"])
+    out += ["", f"One run of `{chapter} --variant all --budget-ms 300` ({PROVENANCE}; raw: "
+                f"[{chapter}-4096.csv]({RAW_LINK}c1/{chapter}-4096.csv)): every row from the same process, every "
+                f"output checked against cuBLAS and the CPU reference. The tensor peak is {sms} SMs × "
+                f"{BF16_FLOPS_PER_CLOCK_SM90} BF16 FLOP/clock × {mhz} MHz = {peak:.0f} TFLOP/s; cuBLAS reaches "
+                f"{100 * tflops(rows['cublas']) / peak:.0f}% of it at this size."]
+    if index:
+        prev_ms = float(rows[LADDER[index - 1][1]]["median_ms"])
+        lo = lambda r: float(r["min_ms"])
+        hi = lambda r: float(r["max_ms"])
+        a, b = rows[stage], rows[LADDER[index - 1][1]]
+        if lo(a) <= hi(b) and lo(b) <= hi(a):
+            out.append(f"The stage and chapter {LADDER[index - 1][0][:2]}'s are a tie (their ranges of repetitions "
+                       f"overlap).")
+        else:
+            word = "faster" if stage_ms < prev_ms else "slower"
+            out.append(f"The stage is {max(prev_ms, stage_ms) / min(prev_ms, stage_ms):.2f}x {word} than chapter "
+                       f"{LADDER[index - 1][0][:2]}'s.")
+    return "\n".join(out)
+
+
+NCU_WHY = {
+    0: ("FMA pipe %", "tensor pipe %",
+        "the FP32 lanes do the work: the FMA pipe is busy {a}% of the active cycles and the tensor pipe {b}%"),
+    1: ("tensor pipe %", "stall long sb",
+        "the tensor pipe now does the multiplications ({a}% of the active cycles, chapter 50's {p}%), and warps "
+        "wait on global loads: {b} cycles of `long scoreboard` stall per issued instruction"),
+    2: ("bank confl", "tensor pipe %",
+        "the swizzled tiles read by `ldmatrix` cut the shared-memory bank conflicts from chapter 51's {p:,.0f} to "
+        "{a:,.0f}; the tensor pipe is busy {b}% of the active cycles"),
+    3: ("tensor pipe %", "stall long sb",
+        "the tensor pipe is busy {a}% of the active cycles against chapter 52's {p}%, and the `long scoreboard` "
+        "stall per issued instruction falls from chapter 52's {pb} to {b}: the copies are in flight while the "
+        "tensor cores work"),
+}
+NCU_METRICS = {"FMA pipe %": "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+               "tensor pipe %": "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+               "stall long sb": "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
+               "bank confl": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"}
+
+
+def ncu_sentence(index):
+    chapter, _ = LADDER[index]
+    rows = ncu_rows()
+    col_a, col_b, text = NCU_WHY[index]
+    num = lambda v: float(v) if "." in v else int(v)
+    here = rows[chapter]
+    prev = rows[LADDER[index - 1][0]] if index else here
+    values = dict(a=num(here[col_a]), b=num(here[col_b]), p=num(prev[col_a]), pb=num(prev[col_b]))
+    metrics = ", ".join(f"`{NCU_METRICS[c]}`" for c in (col_a, col_b))
+    return (f"**The `ncu` metric that shows why** ({metrics}): " + text.format(**values) +
+            f" (`tools/ncu-compare --preset tensor --chapters 50-53 --m 4096 --n 4096 --k 4096`, {PROVENANCE}; raw: "
+            f"[ncu-tensor.csv]({RAW_LINK}{NCU_CSV})).")
+
+
+def screen(index):
+    return lambda: first_table(index) + "\n\n" + ncu_sentence(index)
+
+
+def sweep_rows():
+    """[(m, n, k, {(chapter, variant): row})] of the shape sweep, in its order (the CSV's first m, n, k columns are
+    the shape; the programs' own n column is the size label)."""
+    with open(HERE / "c1" / "sweep-tc.csv") as f:
+        reader = csv.reader(f)
+        head = next(reader)
+        shapes = {}
+        for cells in reader:
+            m, n, k = (int(c) for c in cells[:3])
+            row = dict(zip(head[3:], cells[3:]))
+            shapes.setdefault((m, n, k), {})[(row["chapter"], row["variant"])] = row
+    return [(m, n, k, d) for (m, n, k), d in shapes.items()]
+
+
+def sweep_table():
+    """Chapter 53's stage against cuBLAS over the 14 shapes (both from chapter 53's program), and the geo-mean."""
+    out = ["| M × N × K | 53 stage TFLOP/s | cuBLAS TFLOP/s | stage / cuBLAS |", "|---|---:|---:|---:|"]
+    ratios = []
+    for m, n, k, d in sweep_rows():
+        st, cb = d[(LADDER[3][0], LADDER[3][1])], d[(LADDER[3][0], "cublas")]
+        r = float(cb["median_ms"]) / float(st["median_ms"])
+        ratios.append(r)
+        out.append(f"| {m} × {n} × {k} | {tflops(st):.1f} | {tflops(cb):.1f} | {r:.3f}x |")
+    geo = math.exp(sum(map(math.log, ratios)) / len(ratios))
+    out += ["", f"Geometric mean over the {len(ratios)} shapes: {geo:.3f}x cuBLAS. One run of "
+                f"`chapters/53-bf16-gemm-cp-async-pipeline/sweep-shapes.sh BUILD sweep-tc.csv --budget-ms 100` "
+                f"({PROVENANCE}; raw: [sweep-tc.csv]({RAW_LINK}c1/sweep-tc.csv), plot: "
+                f"[sweep-tc.png]({RAW_LINK}sweep-tc.png)): each ratio from one process, every output checked."]
+    draw_sweep()
+    return "\n".join(out)
+
+
+def draw_sweep():
+    """sweep-tc.png: TFLOP/s of each chapter's stage and of cuBLAS per shape (skipped without matplotlib)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    shapes = sweep_rows()
+    labels = [f"{m}×{n}×{k}" for m, n, k, _ in shapes]
+    fig, ax = plt.subplots(figsize=(11, 4.5))
+    for chapter, stage in LADDER:
+        ax.plot(labels, [tflops(d[(chapter, stage)]) for *_, d in shapes], marker="o", label=f"{chapter[:2]} {stage}")
+    ax.plot(labels, [tflops(d[(LADDER[3][0], "cublas")]) for *_, d in shapes], marker="s", color="black",
+            linestyle="--", label="cuBLAS (chapter 53's process)")
+    ax.set_yscale("log")
+    ax.set_ylabel("TFLOP/s (log)")
+    ax.set_title("BF16 GEMM, FP32 accumulate, NVIDIA H200, 2026-11-28")
+    ax.tick_params(axis="x", rotation=45)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path = HERE / "sweep-tc.png"
+    if "--check" not in sys.argv:
+        fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def tuning_18():
+    """Chapter 18's planned stage on the H200: int32, float and int64 sums against CUB and cudaMemcpy."""
+    text = (HERE / "c1" / "call1-output.txt").read_text()
+    runs = re.findall(r"^\[\d+ s\] 18 (--size [^\n]*?) rc=0\n((?:18-scan[^\n]*\n)+)", text, re.M)
+    out = ["| chapter 18, NVIDIA H200 | stage µs | % of `cudaMemcpy` | CUB % of `cudaMemcpy` | stage vs CUB |",
+           "|---|---:|---:|---:|---:|"]
+    for args, block in runs:
+        rows = {c[1]: c for c in (line.split(",") for line in block.splitlines())}
+        st, cub = rows["scan-copy-bound"], rows["cub"]
+        size = re.search(r"--size (\S+)", args).group(1)
+        typ = re.search(r"--type (\S+)", args)
+        out.append(f"| {typ.group(1) if typ else 'int32'} sum, {size} | {float(st[6]) * 1000:.1f} | "
+                   f"{float(st[13]):.1f} | {float(cub[13]):.1f} | {float(st[14]):.3f}x |")
+    plans = re.findall(r"^plan: 18 int32 sum 2\^28: (\S+) \(measured: 2 candidates (\S+) ([\d.]+) ms, (\S+) ([\d.]+) "
+                       r"ms; cached in \S+--(\d+sm)\.plan\)", text, re.M)
+    full = next(p for p in plans if p[5] == "132sm")
+    part = next(p for p in plans if p[5] == "92sm")
+    out += ["", f"One call ({PROVENANCE}; raw: [call1-output.txt]({RAW_LINK}c1/call1-output.txt)); each row's "
+                f"ratios from one process. The plan at 2^28: `{full[0]}` on all 132 SMs ({full[1]} {full[2]} ms "
+                f"against {full[3]} {full[4]} ms) and again on a 92-SM green context ({part[2]} against {part[4]} ms)."]
+    return "\n".join(out)
+
+
+TABLES = [(f"{c}-h200", screen(i)) for i, (c, _) in enumerate(LADDER)] + [
+    ("53-sweep-h200", sweep_table), ("18-plan-h200", tuning_18)]
+BLOCKS = {name: name for name, _ in TABLES}
+
+
+def main():
+    h100_tables().write_tables(TABLES, BLOCKS, HERE / "tables", sys.argv[1:])
+
+
+if __name__ == "__main__":
+    main()
