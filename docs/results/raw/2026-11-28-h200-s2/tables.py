@@ -12,10 +12,10 @@ Every number comes from a file in this folder; the BF16 tensor peak is the one t
 (common/gemm_tc/tc_workload.cu: SMs x 4096 BF16 FLOP/clock on sm_90 x the SM clock, both read from the .err
 header of each run)."""
 import csv
-import importlib.util
 import math
 import pathlib
 import re
+import runpy
 import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -30,12 +30,9 @@ STAGE = dict(LADDER)
 NCU_CSV = "c1/ncu-tc/ncu-tensor.csv"
 
 
-def h100_tables():
-    """The 2026-11-25 H100 tables.py (write_tables: the shared writer and fill)."""
-    spec = importlib.util.spec_from_file_location("h100_tables", HERE.parent / "2026-11-25-h100" / "tables.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def write_tables(*args):
+    """The shared writer and fill of the 2026-11-25 H100 table script (write_tables there)."""
+    runpy.run_path(str(HERE.parent / "2026-11-25-h100" / "tables.py"))["write_tables"](*args)
 
 
 def tensor_peak_tflops(err_name):
@@ -226,7 +223,7 @@ BLOCKS = {name: name for name, _ in TABLES}
 
 
 def main():
-    h100_tables().write_tables(TABLES, BLOCKS, HERE / "tables", sys.argv[1:])
+    write_tables(TABLES, BLOCKS, HERE / "tables", sys.argv[1:])
 
 
 if __name__ == "__main__":
