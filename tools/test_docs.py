@@ -350,6 +350,17 @@ class ScreensTest(unittest.TestCase):
         self.assertTrue(screens.versus(r(2.0, 1.9, 2.1), r(2.05, 2.0, 2.2)).startswith("level (a tie: 1.02x"))
         self.assertEqual(self.render("{gpu}"), "Fake GPU")
 
+    def test_results_line(self):
+        """A template's first line may name another results file; the line itself is not rendered."""
+        import copy as _copy
+        other = json.loads((self.repo.root / "docs/results/fake.json").read_text())
+        other = _copy.deepcopy(other)
+        other["meta"]["gpu"] = "Other GPU"
+        (self.repo.root / "docs/results/other.json").write_text(json.dumps(other))
+        self.assertEqual(self.render("<!-- results: docs/results/other.md -->\n{gpu} {results}"),
+                         "Other GPU [other.md](../../docs/results/other.md)")
+        self.assertEqual(self.render("{gpu}"), "Fake GPU")
+
     def test_csv_cell(self):
         (self.repo.root / "docs/results/shapes.csv").write_text("m,n,ratio_28\n1024,1024,1.0544\n1024,2048,0.5\n")
         self.assertEqual(self.render("{csv:docs/results/shapes.csv:m=1024,n=2048:ratio_28:.3f}x, "

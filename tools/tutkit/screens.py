@@ -37,7 +37,8 @@ gives today. The placeholders:
   {gpu}                                        the results JSON's GPU ('NVIDIA H200'), for a table's header
 
 The results file the templates read is named in docs/results/screens/results.txt (one path, relative to the
-repository root), so that the blocks do not depend on which results file fill-measured was given.
+repository root), so that the blocks do not depend on which results file fill-measured was given; a template
+whose first line is <!-- results: docs/results/<file>.md --> reads that file instead.
 
 FORMAT is a Python format spec (default: '.1f' for percentages, '.2f' for ratios, '.1f' for times, ',.0f'
 for counts); a literal brace is written {{ or }}.
@@ -227,17 +228,31 @@ def render(template: str, src: Sources) -> str:
     return out.replace("{{", "{").replace("}}", "}").strip()
 
 
+RESULTS_LINE = re.compile(r"\A<!-- results: (?P<path>\S+) -->\n")
+
+
 def screen_fills(directory: pathlib.Path = SCREENS) -> dict:
-    """{block name: rendered text} for every template in DIRECTORY, from the results file its results.txt names."""
+    """{block name: rendered text} for every template in DIRECTORY, from the results file its results.txt names, or
+    the one a template's first line names (<!-- results: docs/results/<file>.md -->: a chapter whose first table
+    comes from a newer run than the rest)."""
     named = directory / "results.txt"
     if not named.is_file():
         return {}
     root = directory.resolve().parents[2]
-    src = Sources(root / named.read_text().strip(), root)
+    sources = {}
+
+    def source(rel):
+        if rel not in sources:
+            sources[rel] = Sources(root / rel, root)
+        return sources[rel]
+
+    default = named.read_text().strip()
     fills = {}
     for t in sorted(directory.glob("*.md")):
+        text = t.read_text()
+        m = RESULTS_LINE.match(text)
         try:
-            fills[t.stem] = render(t.read_text(), src)
+            fills[t.stem] = render(text[m.end():] if m else text, source(m.group("path") if m else default))
         except TemplateError as e:
             raise TemplateError(f"{t.relative_to(root)}: {e}")
     return fills
