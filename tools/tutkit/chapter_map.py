@@ -7,7 +7,8 @@ README.md holds the map between
 The first three columns are prose, kept as written. The last is written here from the results file the marker
 names (the `stages` and `ladders` tables tools/results computed, and the programs' own rows): every ratio but
 "x prev" is from one process (the stage and its reference timed by the same program on the same data); "x prev"
-divides the previous chapter's time by this one's, two programs run one after the other by the same
+divides the previous chapter's time by this one's, from the chapter's own program where it times the previous stage
+(tools/results runs it with --variant default,NAME), else from two programs run one after the other by the same
 tools/results call at the same size, except for the chapters of LENGTH_RUNS (36-38), whose cell comes from a
 committed run at their own length that timed the previous stage in the same process. `tools/lint-docs --fill` writes the column; `tools/lint-docs` checks it.
 """
@@ -127,7 +128,7 @@ def headlines(results, root=REPO_ROOT):
             if key == "fft" and r.get("pct_memcpy"):
                 parts.append(f"{_pct(r['pct_memcpy'])} of copy")
             if r.get("vs_ref"):
-                parts.append(f"{_x(r['vs_ref'])} {'cuBLAS' if key == 'sgemm' else 'cuFFT'}")
+                parts.append(f"{_x(r['vs_ref'])} {'cuFFT' if key == 'fft' else 'cuBLAS'}")
             length = (r.get("options") or {}).get("length")
             out[r["chapter"][:2]] = (f"N = {length}: " if key == "fft" and length else "") + ", ".join(parts)
     programs = {p["chapter"]: p.get("data") or {} for p in results.get("programs", [])}

@@ -247,7 +247,8 @@ def render_markdown(doc, plots=None):
                 "ratios, not the times.", ""]
         headers, cells = stage_cells(rows, summary, unit="µs", check_width=80, sections=True)
         out.append(markdown_table(headers, cells, STAGE_ALIGN))
-        out += ["*x prev*: the previous stage's time / this stage's time. "
+        out += ["*x prev*: the previous stage's time / this stage's time, timed by this stage's program where it has "
+                "the previous stage as a variant (one process), else by the previous chapter's program. "
                 f"*x {(summary['baseline'] or 'base').split('-')[0]}*: the baseline's time / this time. "
                 "*vs CUB*: CUB's time / this time, CUB measured by the same program on the same data "
                 "(>1: faster than CUB). *% memcpy*: this stage's bandwidth as a share of a "

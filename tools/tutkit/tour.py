@@ -206,6 +206,14 @@ def _median(values):
     return statistics.median(values) if values else None
 
 
+def own_previous_ms(rec):
+    """The median time of the previous chapter's stage as the chapter's own program timed it (its on-demand
+    variant, run by tools/results with --variant default,NAME), or None: x prev is then a ratio from one process."""
+    prev = previous_stage_name(rec["chapter"])
+    row = find_result(rec, prev) if prev else None
+    return row.get("median_ms") if row and not row.get("failed") else None
+
+
 def stage_table(records):
     """Rows for the scan stages present in `records`, in stage order, plus a summary.
 
@@ -238,6 +246,7 @@ def stage_table(records):
             if not pct and memcpy and memcpy.get("gbps") and stage.get("gbps"):
                 pct = 100.0 * stage["gbps"] / memcpy["gbps"]
             row["pct_memcpy"] = pct or None
+            row["own_prev_ms"] = own_previous_ms(rec)
         if stage is None:
             row["check"] = "FAILED: " + (rec.get("error") or "no stage variant in its output")
         elif stage.get("failed"):
@@ -250,7 +259,8 @@ def stage_table(records):
     for row in measured:
         if prev is not None:
             row["prev"] = prev["chapter"]
-            row["x_prev"] = ratio(prev["ours_ms"], row["ours_ms"])
+            row["x_prev"] = ratio(row.get("own_prev_ms") or prev["ours_ms"], row["ours_ms"])
+            row["x_prev_same_process"] = bool(row.get("own_prev_ms"))
             row["article_x_prev"] = ratio(prev["article_us"], row["article_us"])
         row["x_base"] = ratio(base["ours_ms"], row["ours_ms"])
         row["article_x_base"] = ratio(base["article_us"], row["article_us"])
@@ -274,6 +284,8 @@ LADDERS = [
      "numbers": range(20, 30), "ref": "cublas", "ref_label": "cuBLAS (cublasSgemm)", "metric": "gflops"},
     {"key": "fft", "title": "Batched FFT ladder (seed 002 section 3): complex float, forward, out-of-place",
      "numbers": range(30, 40), "ref": "cufft", "ref_label": "cuFFT (cufftExecC2C)", "metric": "gbps"},
+    {"key": "tensor", "title": "Tensor-core GEMM ladder: C = alpha*A*B^T + beta*C, BF16 in, FP32 accumulate and out",
+     "numbers": range(50, 60), "ref": "cublas", "ref_label": "cuBLAS (cublasGemmEx)", "metric": "gflops"},
 ]
 
 
@@ -308,12 +320,15 @@ def ladder_table(records, ladder):
                 row["memcpy_rate"] = memcpy.get("gbps")
             if stage.get("failed"):
                 row["check"] = "FAILED: " + str(stage.get("check"))
+            row["own_prev_ms"] = own_previous_ms(rec)
         else:
             row["check"] = "FAILED: " + (rec.get("error") or "no stage variant in its output")
         rows.append(row)
     prev = None
     for row in rows:
-        if row["ms"] and prev is not None and prev["ms"] and prev["n"] == row["n"] and prev["options"] == row["options"]:
+        if row["ms"] and row.get("own_prev_ms"):  # timed in the chapter's own process: preferred
+            row["x_prev"], row["x_prev_same_process"] = ratio(row["own_prev_ms"], row["ms"]), True
+        elif row["ms"] and prev is not None and prev["ms"] and prev["n"] == row["n"] and prev["options"] == row["options"]:
             row["x_prev"] = ratio(prev["ms"], row["ms"])
         if row["ms"]:
             prev = row
@@ -348,14 +363,18 @@ def ladder_cells(rows, ladder, check_width=40):
 
 
 def ladder_legend(ladder, width=100):
-    if ladder["metric"] == "gflops":
+    if ladder["key"] == "tensor":
+        text = ("GFLOP/s = 2*M*N*K / median time; % FP32 peak = the same share of the FP32 lanes' peak (the chapters "
+                "print their share of the BF16 tensor peak); x prev = the previous chapter's time / this time, "
+                "timed in this chapter's program; vs cuBLAS = cublasGemmEx's time in the same program / this time.")
+    elif ladder["metric"] == "gflops":
         text = ("GFLOP/s = 2*M*N*K / median time; % FP32 peak = share of SMs x FP32 lanes per SM x 2 x clock "
-                "(the harness's peak_fp32_gflops); x prev = the previous chapter's time / this time at the same size; "
+                "(the harness's peak_fp32_gflops); x prev = the previous chapter's time / this time at the same size (timed in this chapter's program where it has that stage, else by the previous chapter's program in the same call); "
                 "vs cuBLAS = cuBLAS's time in the same program / this time (>1: faster). FP32 FFMA throughout, "
                 "no tensor cores, no TF32.")
     else:
         text = ("GB/s = one read and one write of the batch / median time; % memcpy = share of a cudaMemcpy of the "
-                "same bytes in the same program; x prev = the previous chapter's time / this time at the same N; "
+                "same bytes in the same program; x prev = the previous chapter's time / this time at the same N (timed in this chapter's program where it has that stage, else by the previous chapter's program in the same call); "
                 "vs cuFFT = cuFFT's time in the same program / this time (>1: faster).")
     return textwrap.fill(text, width=width)
 
