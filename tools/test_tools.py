@@ -212,6 +212,30 @@ class PreviousStageTest(unittest.TestCase):
             self.assertEqual(tour.previous_stage_options(programs, ["--variant", "all"]), {})
 
 
+class SameProcessPrevTest(unittest.TestCase):
+    """x prev comes from the chapter's own record when it timed the previous stage, else from the previous program."""
+
+    def rec(self, chapter, rows):
+        return {"chapter": chapter, "error": None, "data": {"options": {}, "results": [
+            {"variant": v, "median_ms": ms, "n": 4096, **({"reference": True} if v == "cublas" else {})}
+            for v, ms in rows]}}
+
+    def test_ladder(self):
+        sgemm = next(l for l in tour.LADDERS if l["key"] == "sgemm")
+        records = [self.rec("22-sgemm-register-blocking", [("sgemm-register-blocking", 4.0), ("cublas", 2.0)]),
+                   self.rec("23-sgemm-2d-register-tile", [("sgemm-2d-register-tile", 2.0), ("cublas", 2.0),
+                                                          ("sgemm-register-blocking", 5.0)]),
+                   self.rec("24-sgemm-vectorized-transposed", [("sgemm-vectorized-transposed", 1.0), ("cublas", 2.0)])]
+        rows = {r["chapter"][:2]: r for r in tour.ladder_table(records, sgemm)}
+        self.assertEqual(rows["23"]["x_prev"], 2.5)       # 5.0 / 2.0, its own process
+        self.assertTrue(rows["23"]["x_prev_same_process"])
+        self.assertEqual(rows["24"]["x_prev"], 2.0)       # 23's program's 2.0 / 1.0
+        self.assertFalse(rows["24"].get("x_prev_same_process"))
+
+    def test_tensor_ladder(self):
+        self.assertEqual(tour.ladder_of("53-bf16-gemm-cp-async-pipeline")["key"], "tensor")
+
+
 class TourMathTest(unittest.TestCase):
     def test_stage_ratios(self):
         rows, summary = tour.stage_table(fixture_records(*SCAN))
