@@ -473,10 +473,10 @@ class ChapterMapTest(unittest.TestCase):
 
             N = 2^14, batch = 8192 signals
             """))
-        self.assertEqual(chapter_map.length_run_cell("36-fft-one-block-large", "run.txt", "fft-tuned", "Fake GPU 80GB",
-                                                     tmp), "N = 2^14: 4.00x prev, 90.0% of copy, 0.93x cuFFT")
-        self.assertIsNone(chapter_map.length_run_cell("36-fft-one-block-large", "run.txt", "fft-tuned", "Other GPU", tmp))
-        self.assertIsNone(chapter_map.length_run_cell("36-fft-one-block-large", "none.txt", "fft-tuned", "Fake GPU 80GB",
+        self.assertEqual(chapter_map.length_run_cell("36-fft-one-block-large", ["none.txt", "run.txt"], "fft-tuned",
+                                                     "Fake GPU 80GB", tmp), "N = 2^14: 4.00x prev, 90.0% of copy, 0.93x cuFFT")
+        self.assertIsNone(chapter_map.length_run_cell("36-fft-one-block-large", ["run.txt"], "fft-tuned", "Other GPU", tmp))
+        self.assertIsNone(chapter_map.length_run_cell("36-fft-one-block-large", ["none.txt"], "fft-tuned", "Fake GPU 80GB",
                                                       tmp))
 
     def test_lint_checks_and_fill_writes(self):

@@ -37,10 +37,14 @@ REF_LABEL = {"cub": "CUB", "cublas": "cuBLAS", "cufft": "cuFFT"}
 # Chapters whose own lengths are past the default run's N = 1024 (where they run chapter 35's kernel): their cell
 # comes from a committed `--variant all` run at their longest measured length, whose table has the previous stage in
 # the same process. Used only when that run's GPU is the results file's. (chapter: (capture, previous stage variant))
+H200_RUN = "docs/results/raw/2026-11-28-h200-s2/c3/len"
 LENGTH_RUNS = {
-    "36": ("docs/results/raw/2026-11-27-h100/screens-bbee8ca/c36-all-n16384.txt", "fft-tuned"),
-    "37": ("docs/results/raw/2026-11-27-h100/screens-bbee8ca/c37-all-n65536.txt", "fft-one-block-large"),
-    "38": ("docs/results/raw/2026-11-27-h100/screens-bbee8ca/c38-all-n1048576.txt", "fft-thread-block-cluster"),
+    "36": (["docs/results/raw/2026-11-27-h100/screens-bbee8ca/c36-all-n16384.txt", f"{H200_RUN}/c36-all-n16384.txt"],
+           "fft-tuned"),
+    "37": (["docs/results/raw/2026-11-27-h100/screens-bbee8ca/c37-all-n65536.txt", f"{H200_RUN}/c37-all-n65536.txt"],
+           "fft-one-block-large"),
+    "38": (["docs/results/raw/2026-11-27-h100/screens-bbee8ca/c38-all-n1048576.txt",
+            f"{H200_RUN}/c38-all-n1048576.txt"], "fft-thread-block-cluster"),
 }
 
 
@@ -78,10 +82,13 @@ def parse_program_table(text):
     return (gpu.group(1) if gpu else None), (length.group(1) if length else None), rows
 
 
-def length_run_cell(chapter, capture, previous, gpu, root):
-    """The cell of CHAPTER from CAPTURE (see LENGTH_RUNS), or None when it is missing or from another GPU."""
-    path = Path(root) / capture
-    if not path.is_file():
+def length_run_cell(chapter, captures, previous, gpu, root):
+    """The cell of CHAPTER from the first of CAPTURES (see LENGTH_RUNS) that exists and ran on GPU, or None."""
+    for capture in captures:
+        path = Path(root) / capture
+        if path.is_file() and parse_program_table(path.read_text())[0] == gpu:
+            break
+    else:
         return None
     run_gpu, length, rows = parse_program_table(path.read_text())
     stage, prev = rows.get(chapter.split("-", 1)[1]), rows.get(previous)
