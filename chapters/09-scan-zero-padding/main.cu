@@ -3,6 +3,7 @@
 #include "scan_reference.cuh"
 #include "scan_zero_padding.cuh"
 #include "scan_zero_padding_article.cuh"
+#include "../08-scan-warp/scan_warp.cuh"  // chapter 08's stage, on demand
 
 tut::ChapterSpec chapter_spec() {
   return tut::scan::make_scan_chapter(
@@ -12,7 +13,9 @@ tut::ChapterSpec chapter_spec() {
        {"article", "the article's section 7 warp scan: volatile, no __syncwarp between read and write",
         scan_zero_padding_article::workspace_bytes, scan_zero_padding_article::inclusive_scan,
         "intra-warp data race (no __syncwarp between a lane's read and its neighbour's write): right only "
-        "while the warp runs in lockstep, which Volta+ does not guarantee; racecheck reports it"}});
+        "while the warp runs in lockstep, which Volta+ does not guarantee; racecheck reports it"},
+       {"scan-warp", "chapter 08's stage, to compare in one run", scan_warp::workspace_bytes,
+        scan_warp::inclusive_scan, "", /*on_demand=*/true}});
 }
 
 #ifndef TUT_CHAPTER_NO_MAIN

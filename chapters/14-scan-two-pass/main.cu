@@ -8,6 +8,7 @@
 #include "scan_reference.cuh"
 #include "scan_two_pass.cuh"
 #include "scan_two_pass_tuned.cuh"
+#include "../13-scan-reduce-then-scan/scan_reduce_then_scan.cuh"  // chapter 13's stage, on demand
 
 template <class Tuning>
 tut::scan::ScanVariant tuned_shape(const std::string& name, const std::string& description) {
@@ -30,7 +31,9 @@ tut::ChapterSpec chapter_spec() {
        tuned_shape<Tuning<256, 16>>("two-pass-tuned-t256-i16", "the tuned scan with 256 threads x 16 int32"),
        tuned_shape<Tuning<256, 24>>("two-pass-tuned-t256-i24", "the tuned scan with 256 threads x 24 int32"),
        tuned_shape<Tuning<256, 32, false>>("two-pass-tuned-forward-reduce",
-                                           "the tuned scan with a reduce pass that walks each part forwards")});
+                                           "the tuned scan with a reduce pass that walks each part forwards"),
+       {"scan-reduce-then-scan", "chapter 13's stage, to compare in one run", scan_reduce_then_scan::workspace_bytes,
+        scan_reduce_then_scan::inclusive_scan, "", /*on_demand=*/true}});
 }
 
 #ifndef TUT_CHAPTER_NO_MAIN

@@ -4,6 +4,7 @@
 
 #include "scan_reference.cuh"
 #include "scan_decoupled_lookback.cuh"
+#include "../14-scan-two-pass/scan_two_pass.cuh"  // chapter 14's stage, on demand
 
 std::vector<tut::scan::ScanVariant> lookback_variants() {
   return {{"scan-decoupled-lookback",
@@ -16,10 +17,19 @@ std::vector<tut::scan::ScanVariant> lookback_variants() {
            scan_decoupled_lookback::workspace_bytes, scan_decoupled_lookback::inclusive_scan_chained, ""}};
 }
 
+// The chapter's variants (its tests loop over them), then chapter 14's stage on demand: the first table's row
+// for the previous stage, timed in this process.
+std::vector<tut::scan::ScanVariant> with_previous_stage() {
+  std::vector<tut::scan::ScanVariant> variants = lookback_variants();
+  variants.push_back({"scan-two-pass", "chapter 14's stage, to compare in one run", scan_two_pass::workspace_bytes,
+                      scan_two_pass::inclusive_scan, "", /*on_demand=*/true});
+  return variants;
+}
+
 tut::ChapterSpec chapter_spec() {
   return tut::scan::make_scan_chapter(
       "15-scan-decoupled-lookback",
-      "single-pass scan: tile status words and a warp-parallel decoupled look-back", lookback_variants());
+      "single-pass scan: tile status words and a warp-parallel decoupled look-back", with_previous_stage());
 }
 
 #ifndef TUT_CHAPTER_NO_MAIN

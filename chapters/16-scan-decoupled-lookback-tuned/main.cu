@@ -6,6 +6,7 @@
 
 #include "scan_reference.cuh"
 #include "scan_decoupled_lookback_tuned.cuh"
+#include "../15-scan-decoupled-lookback/scan_decoupled_lookback.cuh"  // chapter 15's stage, on demand
 
 namespace lookback = scan_decoupled_lookback_tuned;
 
@@ -51,10 +52,20 @@ std::vector<tut::scan::ScanVariant> lookback_variants() {
   };
 }
 
+// The stage and its shapes (the tests loop over them), then chapter 15's stage on demand: the first table's row for
+// the previous stage, timed in this process.
+std::vector<tut::scan::ScanVariant> with_previous_stage() {
+  std::vector<tut::scan::ScanVariant> variants = lookback_variants();
+  variants.push_back({"scan-decoupled-lookback", "chapter 15's stage, to compare in one run",
+                      scan_decoupled_lookback::workspace_bytes, scan_decoupled_lookback::inclusive_scan, "",
+                      /*on_demand=*/true});
+  return variants;
+}
+
 tut::ChapterSpec chapter_spec() {
   return tut::scan::make_scan_chapter("16-scan-decoupled-lookback-tuned",
                                       "single-pass decoupled look-back scan, tuned: int4 tiles in registers",
-                                      lookback_variants());
+                                      with_previous_stage());
 }
 
 #ifndef TUT_CHAPTER_NO_MAIN

@@ -7,6 +7,7 @@
 #include "scan_reference.cuh"
 #include "lab/landing_zone_options.cuh"  // the lesson's kernel and its options
 #include "scan_lookback_landing_zone.cuh"
+#include "../16-scan-decoupled-lookback-tuned/scan_decoupled_lookback_tuned.cuh"  // chapter 16's stage, on demand
 
 namespace landing = scan_lookback_landing_zone;
 
@@ -123,10 +124,20 @@ std::vector<tut::scan::ScanVariant> landing_zone_variants() {
   };
 }
 
+// The stage and its configurations (the tests loop over them), then chapter 16's stage on demand: the first table's
+// row for the previous stage, timed in this process.
+std::vector<tut::scan::ScanVariant> with_previous_stage() {
+  std::vector<tut::scan::ScanVariant> variants = landing_zone_variants();
+  variants.push_back({"scan-decoupled-lookback-tuned", "chapter 16's stage, to compare in one run",
+                      scan_decoupled_lookback_tuned::workspace_bytes, scan_decoupled_lookback_tuned::inclusive_scan,
+                      "", /*on_demand=*/true});
+  return variants;
+}
+
 tut::ChapterSpec chapter_spec() {
   return tut::scan::make_scan_chapter("17-scan-lookback-landing-zone",
                                       "single-pass look-back scan: tiles land in shared memory, rows in registers",
-                                      landing_zone_variants());
+                                      with_previous_stage());
 }
 
 #ifndef TUT_CHAPTER_NO_MAIN

@@ -1,7 +1,8 @@
 // Chapter 18: the single-pass look-back scan of chapter 17 for int32, uint32, int64, float and double, with sum
 // or max, against cub::DeviceScan and cudaMemcpy of the same bytes. A plain run measures the stage (--type and
 // --op choose what is scanned); the steps toward the copy bound are on demand (--variant NAME, --variant all),
-// among them copy-bound-timeline, which prints where each tile's time goes.
+// among them copy-bound-timeline, which prints where each tile's time goes, and chapter 17's stage (int32 sums), to
+// compare in one run.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cub_reference.cuh"
@@ -48,6 +50,13 @@ const std::vector<VariantInfo> kVariants = {
      true},
     {"copy-bound-timeline", "the stage, recording per-tile time stamps; prints where the time goes", true},
 };
+
+// Chapter 17's stage, on demand: the first table's row for the previous stage, timed in this process. Its kernel
+// scans int32 sums, which are uint32 sums bit for bit; other types and operators cannot run it.
+const std::string kPreviousStage = "scan-lookback-landing-zone";
+template <class T, class Op>
+constexpr bool kPreviousStageScans = std::is_integral_v<T> && sizeof(T) == 4 && std::is_same_v<Op, scb::Sum>;
+inline bool previous_stage_scans(long long type, long long op) { return (type == 0 || type == 1) && op == 0; }
 
 // Calls f(K{}) with the tuning of `name` for value type T and operator Op; false for an unknown name.
 template <class T, class Op, class F>
@@ -250,6 +259,7 @@ std::size_t workspace_bytes(std::size_t n) {
   std::size_t bytes = cub_scan<S, Op>(nullptr, 0, nullptr, nullptr, n, 0);
   for (const VariantInfo& v : kVariants)
     with_tuning<S, Op>(v.name, [&](auto k) { bytes = std::max(bytes, scb::workspace_bytes_for<decltype(k)>(n)); });
+  if constexpr (kPreviousStageScans<T, Op>) bytes = std::max(bytes, scan_lookback_landing_zone::workspace_bytes(n));
   return bytes;
 }
 
@@ -290,6 +300,10 @@ class TypedScanOf final : public TypedScan {
       }).choice;
       return;
     }
+    if (variant == kPreviousStage) {
+      if constexpr (kPreviousStageScans<T, Op>) scan_lookback_landing_zone::setup_inclusive_scan();
+      return;
+    }
     with_tuning<S, Op>(variant, [&](auto k) {
       using K = decltype(k);
       scb::setup_scan<K>();
@@ -314,6 +328,15 @@ class TypedScanOf final : public TypedScan {
       with_candidate<S, Op>(stage_choice_, [&](auto k) {
         scb::inclusive_scan_with<decltype(k)>(in, out, launched_, workspace_.data(), stream);
       });
+      return;
+    }
+    if (variant == kPreviousStage) {
+      if constexpr (kPreviousStageScans<T, Op>)
+        scan_lookback_landing_zone::inclusive_scan(reinterpret_cast<const std::int32_t*>(in),
+                                                   reinterpret_cast<std::int32_t*>(out), launched_, workspace_.data(),
+                                                   stream);
+      else
+        throw std::invalid_argument(kPreviousStage + " scans int32 and uint32 sums only (chapter 17's kernel)");
       return;
     }
     if (!with_tuning<S, Op>(variant, [&](auto k) {
@@ -404,6 +427,9 @@ tut::ChapterSpec chapter_spec() {
   spec.title = "single-pass look-back scan of any type and operator, toward the copy bound";
   spec.default_size = "2^28";
   for (const auto& v : copy_bound::kVariants) spec.variants.push_back({v.name, v.description, false, "", v.on_demand});
+  spec.variants.push_back({copy_bound::kPreviousStage,
+                           "chapter 17's stage, to compare in one run (int32 and uint32 sums: its kernel's)", false, "",
+                           /*on_demand=*/true});
   spec.variants.push_back({"cub", "cub::DeviceScan::InclusiveSum / InclusiveScan(cuda::maximum) (vendor reference)",
                            true, ""});
   spec.ratio_to = "cub";
@@ -412,6 +438,17 @@ tut::ChapterSpec chapter_spec() {
       {"op", "operator: sum (0), max (1)", 0, 0, 1},
   };
   spec.make_workload = [] { return std::make_unique<copy_bound::CopyBoundWorkload>(); };
+  // Chapter 17's stage scans int32 and uint32 sums only: named with another --type or --op, a usage error; chosen by
+  // --variant all, left out.
+  spec.resolve = [](tut::ChapterSpec& s, const tut::Options& opt) {
+    if (copy_bound::previous_stage_scans(opt.extra.at("type"), opt.extra.at("op"))) return;
+    if (std::find(opt.variants.begin(), opt.variants.end(), copy_bound::kPreviousStage) != opt.variants.end())
+      throw tut::UsageError(copy_bound::kPreviousStage + " is chapter 17's int32 sum: run it with --type int32 or "
+                            "uint32 and --op sum");
+    s.variants.erase(std::remove_if(s.variants.begin(), s.variants.end(),
+                                    [](const tut::VariantSpec& v) { return v.name == copy_bound::kPreviousStage; }),
+                     s.variants.end());
+  };
   spec.summary = [](std::ostream& os, const tut::DeviceInfo&, const tut::Options&, const std::vector<tut::Result>&) {
     if (!copy_bound::last_timeline().empty()) os << "\n" << copy_bound::last_timeline();
   };

@@ -39,6 +39,17 @@ bool every_variant_for(long long type, long long op) {
   return (type == 0 && op == 0) || (type == 2 && op == 0) || (type == 3 && op == 0) || (type == 4 && op == 1);
 }
 
+// Every variant that scans this type with this operator: chapter 17's stage (on demand, the previous stage's row of
+// the first table) scans int32 and uint32 sums only.
+tut::ChapterSpec every_variant_that_scans(long long type, long long op) {
+  tut::ChapterSpec spec = chapter_spec();
+  if (!copy_bound::previous_stage_scans(type, op))
+    spec.variants.erase(std::remove_if(spec.variants.begin(), spec.variants.end(),
+                                       [](const tut::VariantSpec& v) { return v.name == copy_bound::kPreviousStage; }),
+                        spec.variants.end());
+  return spec;
+}
+
 TEST_CASE("18: every type and operator at adversarial and tile-boundary sizes (every variant for four of them)") {
   for (const auto& type_op : every_type_and_op()) {
     const long long type = type_op.first, op = type_op.second;
@@ -49,7 +60,7 @@ TEST_CASE("18: every type and operator at adversarial and tile-boundary sizes (e
     for (std::uint64_t n : boundary_sizes(stage_tile(type))) sizes.push_back(n);
     for (std::uint64_t n : boundary_sizes(large_tile(type))) sizes.push_back(n);
     const tut::ChapterSpec spec = every_variant_for(type, op)
-                                      ? chapter_spec()
+                                      ? every_variant_that_scans(type, op)
                                       : tut::testing::only_variants(chapter_spec(), {"scan-copy-bound", "cub"});
     check_all_variants(spec, sizes, extra);
   }
@@ -306,4 +317,13 @@ TEST_CASE("18: bad --type and --op names are usage errors") {
   char good[] = "double";
   char* argv2[] = {prog, flag, good};
   CHECK(translate_names(3, argv2)[2] == "4");
+}
+
+TEST_CASE("18: chapter 17's stage with another type or operator: a usage error when named, left out of all") {
+  CHECK(tut::testing::run_chapter_with(chapter_spec(), {"--size", "4097", "--type", "3", "--variant",
+                                                        copy_bound::kPreviousStage}) == 2);
+  CHECK(tut::testing::run_chapter_with(chapter_spec(), {"--size", "4097", "--op", "1", "--variant", "all",
+                                                        "--reps", "1", "--warmup", "0"}) == 0);
+  CHECK(tut::testing::run_chapter_with(chapter_spec(), {"--size", "4097", "--type", "1", "--variant",
+                                                        "default," + copy_bound::kPreviousStage, "--reps", "1"}) == 0);
 }

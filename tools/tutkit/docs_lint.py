@@ -59,9 +59,6 @@ _NEEDS_RUN = ("its program does not time the previous chapter's stage: the row n
 # the chapter here (tools/lint-docs prints a note for an entry that is no longer needed).
 KNOWN_EXCEPTIONS = {
     "previous": dict({c: _NEEDS_RUN for c in (
-        "06-scan-shared-memory", "07-scan-block", "08-scan-warp", "09-scan-zero-padding", "10-scan-recursion",
-        "11-scan-warp-shuffle", "12-scan-inline-ptx", "13-scan-reduce-then-scan",
-        "15-scan-decoupled-lookback", "18-scan-any-type-copy-bound",
         "21-sgemm-shared-tiling", "22-sgemm-register-blocking", "23-sgemm-2d-register-tile",
         "24-sgemm-vectorized-transposed", "25-sgemm-warp-tiling", "26-sgemm-double-buffering", "27-sgemm-tuned",
         "31-fft-stockham-global", "32-fft-shared-memory", "33-fft-registers-exchange", "34-fft-high-radix",
@@ -70,8 +67,9 @@ KNOWN_EXCEPTIONS = {
 }
 SCREEN_DONE_FILE = "tools/docs-screen-done.txt"
 REPO_DIRS = ("chapters", "common", "tools", "docs", "exercises", "solutions")
-# Rows every chapter program prints besides its variants (the harness's copy bound).
-HARNESS_ROWS = {"cudaMemcpy", "all"}
+# Rows every chapter program prints besides its variants (the harness's copy bound), and the --variant keywords
+# ('all'; 'default', the variants of a plain run, as in --variant default,NAME).
+HARNESS_ROWS = {"cudaMemcpy", "all", "default"}
 
 MEASURED = re.compile(r"<!-- measured: (?P<name>[\w.-]+) -->(?P<body>(?:(?!<!-- measured: ).)*?)<!-- /measured -->",
                       re.S)
