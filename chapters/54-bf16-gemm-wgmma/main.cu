@@ -1,0 +1,86 @@
+// Chapter 54: BF16 GEMM with wgmma (a warpgroup multiplying straight from 128-byte-swizzled shared memory),
+// fed by chapter 53's multi-stage cp.async pipeline, against cuBLAS (cublasGemmEx). sm_90a only.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "gemm_multistage.cuh"  // the previous stage (chapter 53)
+#include "gemm_tc/tc_workload.cuh"
+#include "gemm_wgmma.cuh"
+#include "hopper/arch.cuh"
+
+namespace {
+
+// One tile shape as a variant: the launch and its set-up (the sm_90a check and the shared-memory opt-in).
+template <int kBlockN, int kStages>
+tut::gemm_tc::TcVariant wgmma_variant(const std::string& name, const std::string& description, bool on_demand) {
+  return {name, description, gemm_wgmma::gemm<kBlockN, kStages>, 90, on_demand,
+          [name](int, int, int) { gemm_wgmma::setup_gemm_wgmma<kBlockN, kStages>(name); }};
+}
+
+}  // namespace
+
+// The stage and its tile-shape candidates (on demand: --variant NAME or --variant all).
+std::vector<tut::gemm_tc::TcVariant> wgmma_variants() {
+  return {
+      wgmma_variant<256, 3>("bf16-gemm-wgmma",
+                            "2 warpgroups, each a 64 x 256 wgmma.m64n256k16 tile read from 128-byte-swizzled shared "
+                            "memory, fed by a 3-stage cp.async pipeline (128 x 256 x 64 block, 145 KiB; sm_90a)",
+                            false),
+      wgmma_variant<256, 4>("wgmma-128x256-4-stages",
+                            "the stage's kernel with 4 stages instead of 3 (193 KiB, one block per SM)", true),
+      wgmma_variant<128, 3>("wgmma-128x128-3-stages",
+                            "the stage's kernel with a 128 x 128 x 64 block (m64n128k16) and 3 stages (97 KiB, "
+                            "two blocks per SM, registers capped at 128)",
+                            true),
+  };
+}
+
+// The stage, its candidates and the previous stage (on demand, under the name tools/results gives it), so that
+// one run measures them beside cuBLAS.
+std::vector<tut::gemm_tc::TcVariant> chapter_variants() {
+  std::vector<tut::gemm_tc::TcVariant> v = wgmma_variants();
+  v.push_back({"bf16-gemm-cp-async-pipeline",
+               "the previous stage, chapter 53's kernel (4-stage cp.async pipeline feeding ldmatrix + mma.sync), for "
+               "the same-run comparison",
+               gemm_multistage::gemm, 80, true, [](int, int, int) { gemm_multistage::setup_gemm_multistage(); }});
+  return v;
+}
+
+bool is_wgmma_variant(const std::string& name) {
+  for (const auto& v : wgmma_variants())
+    if (v.name == name) return true;
+  return false;
+}
+
+tut::ChapterSpec chapter_spec() {
+  tut::ChapterSpec spec = tut::gemm_tc::make_tc_chapter("54-bf16-gemm-wgmma",
+                                                        "BF16 GEMM: wgmma from swizzled shared memory",
+                                                        chapter_variants());
+  // After the GPU check, instead of the ladder's "every variant's compute capability": below sm_80 the program is
+  // refused as chapter 53's is (one line, exit 2). Where this program's sm_90a code cannot run (not an sm_90 GPU,
+  // or a build without arch 90), one line says so and chapter 53's stage, the fallback on those GPUs, takes the
+  // stage's place in a plain run; naming a wgmma variant there is refused (one line, exit 2).
+  spec.resolve = [](tut::ChapterSpec& s, const tut::Options& opt) {
+    tut::gemm_tc::require_compute_capability("bf16-gemm-cp-async-pipeline", 80);
+    const char* why = tut::hopper::sm90a_unavailable_reason();
+    if (!why) return;
+    for (const std::string& name : opt.variants)
+      if (is_wgmma_variant(name)) throw tut::UsageError(name + ": " + why);
+    std::cerr << "bf16-gemm-wgmma: not run (" << why
+              << "); chapter 53's stage bf16-gemm-cp-async-pipeline runs in its place\n";
+    std::vector<tut::VariantSpec> kept;
+    for (tut::VariantSpec v : s.variants) {
+      if (is_wgmma_variant(v.name)) continue;
+      if (v.name == "bf16-gemm-cp-async-pipeline") v.on_demand = false;
+      kept.push_back(v);
+    }
+    s.variants = kept;
+  };
+  return spec;
+}
+
+#ifndef TUT_CHAPTER_NO_MAIN
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, chapter_spec()); }
+#endif

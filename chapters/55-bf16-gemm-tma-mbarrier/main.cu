@@ -1,0 +1,89 @@
+// Chapter 55: BF16 GEMM with TMA loads into 128-byte-swizzled shared memory and an mbarrier pipeline feeding
+// chapter 54's wgmma warpgroups, against cuBLAS (cublasGemmEx). sm_90a only.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "gemm_multistage.cuh"  // chapter 53's stage: the fallback off sm_90a
+#include "gemm_tc/tc_workload.cuh"
+#include "gemm_tma.cuh"
+#include "gemm_wgmma.cuh"  // the previous stage (chapter 54)
+#include "hopper/arch.cuh"
+
+namespace {
+
+// One tile shape as a variant: the launch and its set-up (the sm_90a check and the shared-memory opt-ins).
+template <int kBlockN, int kStages>
+tut::gemm_tc::TcVariant tma_variant(const std::string& name, const std::string& description, bool on_demand) {
+  return {name, description, gemm_tma::gemm<kBlockN, kStages>, 90, on_demand,
+          [name](int, int, int) { gemm_tma::setup_gemm_tma<kBlockN, kStages>(name); }};
+}
+
+}  // namespace
+
+// The stage and its tile-shape candidates (on demand: --variant NAME or --variant all).
+std::vector<tut::gemm_tc::TcVariant> tma_variants() {
+  return {
+      tma_variant<256, 3>("bf16-gemm-tma-mbarrier",
+                          "chapter 54's wgmma kernel fed by TMA: one thread loads each slice's A and B boxes, full and "
+                          "empty mbarriers per stage instead of cp.async and a block barrier (128 x 256 x 64, 3 "
+                          "stages, 145 KiB; sm_90a; K % 8 != 0 or misaligned rows: chapter 54's kernel)",
+                          false),
+      tma_variant<256, 4>("tma-128x256-4-stages", "the stage's kernel with 4 stages instead of 3 (193 KiB)", true),
+      tma_variant<128, 3>("tma-128x128-3-stages",
+                          "the stage's kernel with a 128 x 128 x 64 block (m64n128k16) and 3 stages (97 KiB, two "
+                          "blocks per SM)",
+                          true),
+  };
+}
+
+// The stage, its candidates, the previous stage (on demand, under the name tools/results gives it) and chapter
+// 53's stage (the fallback where sm_90a code cannot run).
+std::vector<tut::gemm_tc::TcVariant> chapter_variants() {
+  std::vector<tut::gemm_tc::TcVariant> v = tma_variants();
+  v.push_back({"bf16-gemm-wgmma",
+               "the previous stage, chapter 54's kernel (cp.async pipeline and block barriers feeding wgmma), for the "
+               "same-run comparison",
+               gemm_wgmma::gemm<256, 3>, 90, true,
+               [](int, int, int) { gemm_wgmma::setup_gemm_wgmma<256, 3>("bf16-gemm-wgmma"); }});
+  v.push_back({"bf16-gemm-cp-async-pipeline",
+               "chapter 53's stage (cp.async pipeline feeding ldmatrix + mma.sync): the fallback off sm_90a",
+               gemm_multistage::gemm, 80, true, [](int, int, int) { gemm_multistage::setup_gemm_multistage(); }});
+  return v;
+}
+
+bool needs_sm90a(const std::string& name) {
+  for (const auto& v : chapter_variants())
+    if (v.name == name) return v.min_cc >= 90;
+  return false;
+}
+
+tut::ChapterSpec chapter_spec() {
+  tut::ChapterSpec spec = tut::gemm_tc::make_tc_chapter("55-bf16-gemm-tma-mbarrier",
+                                                        "BF16 GEMM: TMA and an mbarrier pipeline feeding wgmma",
+                                                        chapter_variants());
+  // As chapter 54: below sm_80 refused (one line, exit 2); where this program's sm_90a code cannot run, one line
+  // says so and chapter 53's stage takes the stage's place in a plain run; naming an sm_90a variant is refused.
+  spec.resolve = [](tut::ChapterSpec& s, const tut::Options& opt) {
+    tut::gemm_tc::require_compute_capability("bf16-gemm-cp-async-pipeline", 80);
+    const char* why = tut::hopper::sm90a_unavailable_reason();
+    if (!why) return;
+    for (const std::string& name : opt.variants)
+      if (needs_sm90a(name)) throw tut::UsageError(name + ": " + why);
+    std::cerr << "bf16-gemm-tma-mbarrier: not run (" << why
+              << "); chapter 53's stage bf16-gemm-cp-async-pipeline runs in its place\n";
+    std::vector<tut::VariantSpec> kept;
+    for (tut::VariantSpec v : s.variants) {
+      if (needs_sm90a(v.name)) continue;
+      if (v.name == "bf16-gemm-cp-async-pipeline") v.on_demand = false;
+      kept.push_back(v);
+    }
+    s.variants = kept;
+  };
+  return spec;
+}
+
+#ifndef TUT_CHAPTER_NO_MAIN
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, chapter_spec()); }
+#endif
