@@ -62,8 +62,6 @@ KNOWN_EXCEPTIONS = {
         "06-scan-shared-memory", "07-scan-block", "08-scan-warp", "09-scan-zero-padding", "10-scan-recursion",
         "11-scan-warp-shuffle", "12-scan-inline-ptx", "13-scan-reduce-then-scan",
         "15-scan-decoupled-lookback", "18-scan-any-type-copy-bound",
-        "21-sgemm-shared-tiling", "22-sgemm-register-blocking", "23-sgemm-2d-register-tile",
-        "24-sgemm-vectorized-transposed", "25-sgemm-warp-tiling", "26-sgemm-double-buffering", "27-sgemm-tuned",
         "31-fft-stockham-global", "32-fft-shared-memory", "33-fft-registers-exchange", "34-fft-high-radix",
         "35-fft-tuned")}),
     "opening": {},
