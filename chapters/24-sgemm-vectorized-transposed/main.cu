@@ -1,7 +1,8 @@
 // Chapter 24: SGEMM with float4 global loads and stores and A transposed in shared memory, so that both
 // fragments are read with 128-bit shared loads. The stage against cuBLAS; on demand, the same kernel
 // with scalar global accesses (the path taken when k or n is not a multiple of 4), and the same kernel with
-// A kept as it lies in shared memory (chapter 23's layout and multiply_tile) but float4 global accesses.
+// A kept as it lies in shared memory (chapter 23's layout and multiply_tile) but float4 global accesses,
+// and chapter 23's stage itself.
 #include <vector>
 
 #include "gemm/gemm_workload.cuh"
@@ -19,7 +20,9 @@ std::vector<tut::gemm::GemmVariant> vectorized_variants() {
           {"vectorized-untransposed-a",
            "the same kernel with A kept as it lies in shared memory (chapter 23's layout and multiply_tile), "
            "float4 global accesses kept: what the transposed A buys",
-           sgemm_vectorized_transposed::sgemm_untransposed_a, "", /*on_demand=*/true}};
+           sgemm_vectorized_transposed::sgemm_untransposed_a, "", /*on_demand=*/true},
+          {"sgemm-2d-register-tile", "chapter 23's stage, to compare in one run", sgemm_2d_register_tile::sgemm, "",
+           /*on_demand=*/true}};
 }
 
 tut::ChapterSpec chapter_spec() {

@@ -1,9 +1,11 @@
 // Chapter 27: the tuned SGEMM for sm_90. Chapter 26's kernel as a template over its tile shapes,
 // pipeline depth and block order; the stage is the configuration that measured fastest, the other
-// candidates stay runnable (--variant all) so the choice can be re-measured on any GPU.
+// candidates stay runnable (--variant all) so the choice can be re-measured on any GPU. Chapter 26's stage
+// on demand, to compare in one run.
 #include <string>
 #include <vector>
 
+#include "../26-sgemm-double-buffering/sgemm_double_buffering.cuh"
 #include "gemm/gemm_workload.cuh"
 #include "sgemm_tuned.cuh"
 
@@ -115,6 +117,9 @@ std::vector<TunedVariant> tuned_candidates() {
 std::vector<tut::gemm::GemmVariant> tuned_variants() {
   std::vector<tut::gemm::GemmVariant> out;
   for (auto& c : tuned_candidates()) out.push_back(std::move(c.variant));
+  // Chapter 26's stage (its own kernel, not a configuration of this one; its tests are chapter 26's).
+  out.push_back({"sgemm-double-buffering", "chapter 26's stage, to compare in one run", sgemm_double_buffering::sgemm,
+                 "", /*on_demand=*/true});
   return out;
 }
 

@@ -1,7 +1,9 @@
 // Chapter 32: the radix-2 Stockham passes of chapter 31 inside one kernel, on a copy of each signal in shared
-// memory (before the design of seed 002 section 3). The stage against cuFFT and cudaMemcpy.
+// memory (before the design of seed 002 section 3). The stage against cuFFT and cudaMemcpy, and chapter 31's
+// stage on demand.
 #include <vector>
 
+#include "../31-fft-stockham-global/fft_stockham_global.cuh"
 #include "fft_chapter.cuh"
 #include "fft_shared_memory.cuh"
 
@@ -35,10 +37,23 @@ std::vector<tut::fft::FftVariant> shared_memory_variants() {
   return {stage, t128, t512, one};
 }
 
+// Chapter 31's stage, to compare in one run (on demand; chapter 31's tests check it, so test.cu leaves it out).
+tut::fft::FftVariant previous_stage() {
+  tut::fft::FftVariant v;
+  v.name = "fft-stockham-global";
+  v.description = "chapter 31's stage, to compare in one run (radix-2 Stockham, one launch per pass)";
+  v.workspace_bytes = fft_stockham_global::workspace_bytes;
+  v.launch = fft_stockham_global::forward;
+  v.on_demand = true;
+  return v;
+}
+
 tut::ChapterSpec chapter_spec() {
+  std::vector<tut::fft::FftVariant> variants = shared_memory_variants();
+  variants.push_back(previous_stage());
   return tut::fft::make_fft_chapter("32-fft-shared-memory",
                                     "batched 1-D FFT: every radix-2 pass of a signal in shared memory, one kernel",
-                                    shared_memory_variants());
+                                    variants);
 }
 
 #ifndef TUT_CHAPTER_NO_MAIN

@@ -1,9 +1,10 @@
 // Chapter 33: the article's batched FFT (seed 002 section 3): one thread per signal in registers for N = 8 and
 // 16, N / 16 threads per signal with radix-16 passes in registers and exchanges through shared memory for
 // N = 32..4096, two kernels through global memory (four-step) for N >= 8192. The stage, the article's half
-// exchange and its pre-arranged layout, against cuFFT and cudaMemcpy.
+// exchange and its pre-arranged layout, against cuFFT and cudaMemcpy; chapter 32's stage on demand.
 #include <vector>
 
+#include "../32-fft-shared-memory/fft_shared_memory.cuh"
 #include "fft_chapter.cuh"
 #include "fft_registers_exchange.cuh"
 
@@ -48,11 +49,25 @@ std::vector<tut::fft::FftVariant> all_variants() {
   return v;
 }
 
+// Chapter 32's stage, to compare in one run (on demand; chapter 32's tests check it, so test.cu leaves it out).
+tut::fft::FftVariant previous_stage() {
+  tut::fft::FftVariant v;
+  v.name = "fft-shared-memory";
+  v.description = "chapter 32's stage, to compare in one run (radix-2 passes in shared memory, N > 4096: one launch "
+                  "per pass)";
+  v.workspace_bytes = fft_shared_memory::workspace_bytes;
+  v.launch = fft_shared_memory::forward;
+  v.on_demand = true;
+  return v;
+}
+
 tut::ChapterSpec chapter_spec() {
+  std::vector<tut::fft::FftVariant> variants = all_variants();
+  variants.push_back(previous_stage());
   return tut::fft::make_fft_chapter(
       "33-fft-registers-exchange",
       "batched 1-D FFT, the article's design: registers for the butterflies, shared memory for the exchanges",
-      all_variants());
+      variants);
 }
 
 #ifndef TUT_CHAPTER_NO_MAIN

@@ -1,8 +1,9 @@
 // Chapter 34: higher radices (every N <= 4096 in two passes, one shared-memory exchange; N = 32 in one thread)
 // and twiddle factors from a table computed once, against chapter 33's sincospif per value and pass (kept as
-// an on-demand variant). Against cuFFT and cudaMemcpy.
+// an on-demand variant). Against cuFFT and cudaMemcpy; chapter 33's stage on demand.
 #include <vector>
 
+#include "../33-fft-registers-exchange/fft_registers_exchange.cuh"
 #include "fft_chapter.cuh"
 #include "fft_high_radix.cuh"
 
@@ -29,10 +30,26 @@ std::vector<tut::fft::FftVariant> high_radix_variants() {
   return {stage, sincos};
 }
 
+// Chapter 33's stage, to compare in one run (on demand; chapter 33's tests check it, so neither test here has it).
+tut::fft::FftVariant previous_stage() {
+  namespace k = fft_registers_exchange;
+  tut::fft::FftVariant v;
+  v.name = "fft-registers-exchange";
+  v.description = "chapter 33's stage, to compare in one run (radix-16 passes in registers, sincospif twiddles)";
+  v.min_log2n = k::kMinLog2n;
+  v.max_log2n = k::kMaxLog2n;
+  v.workspace_bytes = k::workspace_bytes;
+  v.launch = k::fft_registers_exchange;
+  v.on_demand = true;
+  return v;
+}
+
 tut::ChapterSpec chapter_spec() {
+  std::vector<tut::fft::FftVariant> variants = high_radix_variants();
+  variants.push_back(previous_stage());
   return tut::fft::make_fft_chapter("34-fft-high-radix",
                                     "batched 1-D FFT: higher radices (one exchange up to N=4096), twiddle table",
-                                    high_radix_variants());
+                                    variants);
 }
 
 #ifndef TUT_CHAPTER_NO_MAIN

@@ -1,8 +1,9 @@
 // Chapter 35: chapter 34 tuned for sm_90: padded shared-memory buffers (no bank conflicts in the exchanges),
 // 16-byte accesses for N = 8 and 16, and the launch shape chosen by measurement among the on-demand candidates
-// below. Against cuFFT and cudaMemcpy.
+// below. Against cuFFT and cudaMemcpy; chapter 34's stage on demand.
 #include <vector>
 
+#include "../34-fft-high-radix/fft_high_radix.cuh"
 #include "fft_chapter.cuh"
 #include "fft_tuned.cuh"
 
@@ -55,10 +56,28 @@ std::vector<tut::fft::FftVariant> tuned_variants() {
   };
 }
 
+// Chapter 34's stage, to compare in one run (on demand; chapter 34's tests check it, so neither test here has it).
+// It reads the twiddle table of this file (common/fft/twiddle_table.cuh): its setup fills that one.
+tut::fft::FftVariant previous_stage() {
+  namespace k = fft_high_radix;
+  tut::fft::FftVariant v;
+  v.name = "fft-high-radix";
+  v.description = "chapter 34's stage, to compare in one run (two passes up to N=4096, twiddle table)";
+  v.min_log2n = k::kMinLog2n;
+  v.max_log2n = k::kMaxLog2n;
+  v.workspace_bytes = k::workspace_bytes;
+  v.setup = tut::fft::setup_twiddle_table;
+  v.launch = k::fft_high_radix;
+  v.on_demand = true;
+  return v;
+}
+
 tut::ChapterSpec chapter_spec() {
+  std::vector<tut::fft::FftVariant> variants = tuned_variants();
+  variants.push_back(previous_stage());
   return tut::fft::make_fft_chapter(
       "35-fft-tuned", "batched 1-D FFT tuned: signals per block, padded exchanges, 16-byte loads, launch shapes",
-      tuned_variants());
+      variants);
 }
 
 #ifndef TUT_CHAPTER_NO_MAIN

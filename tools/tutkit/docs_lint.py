@@ -53,16 +53,10 @@ SCREEN_WORDS = 350         # prose words on the first screen
 TARGET = re.compile(r"\b(?:targets?|goals?)\b", re.I)
 NOT_A_TARGET = re.compile(r"\b(?:branch|divergent|uniform|oldest|build|ninja|meson|compile|compilation)\s+$", re.I)  # words before it
 HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
-_NEEDS_RUN = ("its program does not time the previous chapter's stage: the row needs the variant added and a new "
-              "GPU run")
 # Chapters that fail a rule today, and why. Fixing one: change the README (or the program and its run), then drop
 # the chapter here (tools/lint-docs prints a note for an entry that is no longer needed).
 KNOWN_EXCEPTIONS = {
-    "previous": dict({c: _NEEDS_RUN for c in (
-        "21-sgemm-shared-tiling", "22-sgemm-register-blocking", "23-sgemm-2d-register-tile",
-        "24-sgemm-vectorized-transposed", "25-sgemm-warp-tiling", "26-sgemm-double-buffering", "27-sgemm-tuned",
-        "31-fft-stockham-global", "32-fft-shared-memory", "33-fft-registers-exchange", "34-fft-high-radix",
-        "35-fft-tuned")}),
+    "previous": {},
     "opening": {},
 }
 SCREEN_DONE_FILE = "tools/docs-screen-done.txt"
