@@ -7,16 +7,11 @@
 
 #include "tc_exercise_testing.cuh"
 
-namespace {
-
-tut::gemm_tc::TcVariant with_your_loop() {
-  tc_exercise::require_tensor_cores(
-      "51-wmma-fragment-loop",
-      reinterpret_cast<const void*>(gemm_wmma::gemm_wmma_kernel<wmma_fragment_loop::FragmentLoop>));
-  return {"wmma-fragment-loop", "chapter 51's kernel with the fragment loop under test", wmma_fragment_loop::gemm, 80};
+static tut::gemm_tc::TcVariant with_your_loop() {
+  return tc_exercise::variant_under_test("51-wmma-fragment-loop", "wmma-fragment-loop",
+                                         gemm_wmma::gemm_wmma_kernel<wmma_fragment_loop::FragmentLoop>,
+                                         wmma_fragment_loop::gemm);
 }
-
-}  // namespace
 
 TEST_CASE("51: the wmma kernel with your fragment loop matches cuBLAS and the CPU reference at every shape") {
   // K = 16, 32, 48, 96, 160: one 16-deep step, one slice, a slice and a half, 3 and 5 slices; rows and columns
@@ -25,6 +20,6 @@ TEST_CASE("51: the wmma kernel with your fragment loop matches cuBLAS and the CP
 }
 
 TEST_CASE("measure" * doctest::skip()) {
-  tc_exercise::measure("51-wmma-fragment-loop",
-                       {"chapter 51's stage", "", gemm_wmma::gemm, 80}, with_your_loop());
+  tc_exercise::measure("51-wmma-fragment-loop", {"bf16-wmma", "chapter 51's stage", gemm_wmma::gemm, 80},
+                       with_your_loop());
 }

@@ -45,10 +45,9 @@ std::string conflict(const std::vector<Chunk>& chunks) {
 }
 
 tut::gemm_tc::TcVariant with_your_layout() {
-  tc_exercise::require_tensor_cores(
-      "52-ldmatrix-swizzle",
-      reinterpret_cast<const void*>(gemm_mma_sync::gemm_mma_sync_kernel<ldmatrix_swizzle::XorSwizzle>));
-  return {"ldmatrix-swizzle", "chapter 52's kernel with the layout under test", ldmatrix_swizzle::gemm, 80};
+  return tc_exercise::variant_under_test("52-ldmatrix-swizzle", "ldmatrix-swizzle",
+                                         gemm_mma_sync::gemm_mma_sync_kernel<ldmatrix_swizzle::XorSwizzle>,
+                                         ldmatrix_swizzle::gemm);
 }
 
 }  // namespace
@@ -89,7 +88,7 @@ TEST_CASE("52: every 8 x 8 matrix the kernel's ldmatrix.x4 read lies in 8 differ
           for (int lane = 8 * q; lane < 8 * q + 8; ++lane)
             matrix.push_back({row0 + load.row(lane), kk / 8 + load.chunk(lane)});
           const std::string why = conflict(matrix);
-          REQUIRE_MESSAGE(why.empty(), "MISMATCH: ldmatrix.x4 of " << load.operand << " at tile rows " << row0 << "-"
+          REQUIRE_MESSAGE(why.empty(), "MISMATCH: ldmatrix.x4 of " << std::string(load.operand) << " at tile rows " << row0 << "-"
                                            << row0 + 15 << ", k " << kk << "-" << kk + 15 << ": matrix " << q
                                            << " reads chunk " << matrix[0].chunk << " of rows " << matrix[0].row
                                            << "-" << matrix[7].row << ", and " << why);
@@ -112,5 +111,6 @@ TEST_CASE("52: the mma.sync kernel with your layout matches cuBLAS and the CPU r
 }
 
 TEST_CASE("measure" * doctest::skip()) {
-  tc_exercise::measure("52-ldmatrix-swizzle", {"chapter 52's stage", "", gemm_mma_sync::gemm, 80}, with_your_layout());
+  tc_exercise::measure("52-ldmatrix-swizzle", {"bf16-mma-ldmatrix", "chapter 52's stage", gemm_mma_sync::gemm, 80},
+                       with_your_layout());
 }

@@ -26,11 +26,9 @@ std::string role(int s, int j) {
 }
 
 tut::gemm_tc::TcVariant with_your_schedule() {
-  tc_exercise::require_tensor_cores(
-      "53-cp-async-wait-depth",
-      reinterpret_cast<const void*>(gemm_multistage::gemm_multistage_kernel<cp_async_wait_depth::Schedule>));
-  return {"cp-async-wait-depth", "chapter 53's kernel with the schedule under test", cp_async_wait_depth::gemm, 80,
-          false, [](int, int, int) { cp_async_wait_depth::setup(); }};
+  return tc_exercise::variant_under_test("53-cp-async-wait-depth", "cp-async-wait-depth",
+                                         gemm_multistage::gemm_multistage_kernel<cp_async_wait_depth::Schedule>,
+                                         cp_async_wait_depth::gemm, [](int, int, int) { cp_async_wait_depth::setup(); });
 }
 
 }  // namespace
@@ -43,7 +41,7 @@ TEST_CASE("53: at every iteration, the slice read, the slices in flight and the 
                                                            << ": the stages are 0 ... " << kStages - 1);
       for (int i = 0; i < j; ++i)
         REQUIRE_MESSAGE(Schedule::stage_of(s + i) != stage,
-                        "MISMATCH: at iteration " << s << ", " << role(s, j) << " and " << role(s, i)
+                        "MISMATCH: at iteration " << s << ", " << role(s, i) << " and " << role(s, j)
                                                   << " are both in stage " << stage
                                                   << ": one's copy overwrites the other while it is still needed");
     }
@@ -74,7 +72,7 @@ TEST_CASE("53: the pipelined kernel with your schedule matches cuBLAS and the CP
 
 TEST_CASE("measure" * doctest::skip()) {
   tc_exercise::measure("53-cp-async-wait-depth",
-                       {"chapter 53's stage", "", gemm_multistage::gemm, 80, false,
+                       {"bf16-cp-async-pipeline", "chapter 53's stage", gemm_multistage::gemm, 80, false,
                         [](int, int, int) { gemm_multistage::setup_gemm_multistage(); }},
                        with_your_schedule());
 }

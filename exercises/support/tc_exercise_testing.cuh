@@ -7,7 +7,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "exercise_testing.cuh"
@@ -40,6 +42,15 @@ inline void require_tensor_cores(const std::string& id, const void* kernel) {
   REQUIRE_MESSAGE(attributes.ptxVersion >= 80,
                   "the kernel was compiled for compute_" << attributes.ptxVersion << ", where its tensor-core body "
                   "compiles out: configure the build with -Dgpu_archs=80 or newer (e.g. 90)");
+}
+
+// The variant `name` under test, once require_tensor_cores(id, kernel) has passed: `launch` runs `kernel` (the
+// chapter's kernel with the exercise's part); `setup` is its one-time set-up, if it has one.
+template <class Kernel>
+TcVariant variant_under_test(const std::string& id, const std::string& name, Kernel* kernel,
+                             const tut::gemm_tc::TcLaunch& launch, std::function<void(int, int, int)> setup = nullptr) {
+  require_tensor_cores(id, reinterpret_cast<const void*>(kernel));
+  return {name, "chapter " + id.substr(0, 2) + "'s kernel with the part under test", launch, 80, false, std::move(setup)};
 }
 
 // The chapter's kernel with the part under test, as the chapter's own test checks it (common/gemm_tc/tc_testing.cuh):

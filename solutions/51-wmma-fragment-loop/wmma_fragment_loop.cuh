@@ -53,13 +53,13 @@ struct FragmentLoop {
       }
       // Every A fragment with every B fragment: 8 products from 6 loads.
 #pragma unroll
-      for (int i = 0; i < kFragsM; ++i)
+      for (int i = 0; i < kFragsM; ++i) {
 #pragma unroll
         for (int j = 0; j < kFragsN; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
+      }
     }
-#else
-    (void)acc, (void)a_tile, (void)b_tile, (void)warp_m, (void)warp_n;
 #endif
+    (void)acc, (void)a_tile, (void)b_tile, (void)warp_m, (void)warp_n;  // below sm_80: nothing to do
   }
 };
 
