@@ -22,8 +22,8 @@ using gemm_multistage::kStages;
 
 struct Schedule {
   // TODO: how many of this thread's cp.async groups may still be in flight when iteration s reads slice s? Count
-  //   the groups committed by then (the prologue's and one per earlier iteration) and find the deepest wait after
-  //   which slice s's group has surely landed. As shipped: kStages - 1, which waits for nothing.
+  //   the groups committed by then (the prologue's and one per earlier iteration) and find the largest N after
+  //   which slice s's group has surely landed. As shipped: kStages - 1, which never waits for slice s.
   static constexpr int kWaitDepth = kStages - 1;
 
   // TODO: the stage (0 ... kStages - 1) that holds slice `slice`. The copy started at iteration s (slice

@@ -1,10 +1,10 @@
 // Test of exercise 53: the pipeline's schedule. On the host, with the schedule itself: at every iteration the slice
 // read, the slices in flight and the slice whose copy starts have kStages different stages, and the wait depth is the
-// deepest one after which slice s has surely landed. On the GPU: chapter 53's kernel with the schedule against cuBLAS
-// and the FP64 CPU reference at the tensor-core ladder's shapes (common/gemm_tc/tc_testing.cuh) and at 1 to 7 slices
-// of K. A wait that is too shallow is a race, which a GPU run may or may not show: the host check always does. The
-// GPU part needs compute capability 8.0+ (else exit 77, meson's SKIP). The same source tests the exercise and the
-// solution.
+// largest after which slice s has surely landed. On the GPU: chapter 53's kernel with the schedule against cuBLAS and
+// the FP64 CPU reference at the tensor-core ladder's shapes (common/gemm_tc/tc_testing.cuh) and at 1 to 7 slices of
+// K. A wait that lets slice s's own group stay in flight is a race, which a GPU run may or may not show: the host
+// check always does. The GPU part needs compute capability 8.0+ (else exit 77, meson's SKIP). The same source tests
+// the exercise and the solution.
 #include <cp_async_wait_depth.cuh>
 
 #include <string>
@@ -60,7 +60,7 @@ TEST_CASE("53: the wait leaves kStages - 2 slices in flight, and slice s has lan
   CHECK_MESSAGE(depth == in_flight_after_s,
                 "MISMATCH: wait_group " << depth << " is safe but also waits for slices s + 1 ... s + "
                     << in_flight_after_s - depth << ", which are not read yet: their copies no longer overlap the "
-                    "tensor cores' work on slice s. The deepest safe depth keeps " << in_flight_after_s
+                    "tensor cores' work on slice s. The largest safe depth keeps " << in_flight_after_s
                     << " slices in flight");
 }
 

@@ -22,7 +22,7 @@ using gemm_multistage::kStages;
 
 struct Schedule {
   // When iteration s waits, kStages - 1 + s groups are committed, group g holding slice g. Slice s's group has
-  // landed once at most (kStages - 1 + s) - (s + 1) = kStages - 2 newer groups are pending: that deepest safe depth
+  // landed once at most (kStages - 1 + s) - (s + 1) = kStages - 2 newer groups are pending: that largest safe depth
   // leaves slices s + 1 ... s + kStages - 2 in flight while slice s is multiplied.
   static constexpr int kWaitDepth = kStages - 2;
 
