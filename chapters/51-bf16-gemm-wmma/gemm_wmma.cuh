@@ -39,6 +39,40 @@ struct PaddedRows {
   __device__ __forceinline__ int operator()(int row, int chunk) const { return row * kPaddedK + chunk * 8; }
 };
 
+// The warp's 4 x 2 accumulator fragments (a 64 x 32 warp tile of C).
+using Accumulators = nvcuda::wmma::fragment<nvcuda::wmma::accumulator, kFrag, kFrag, kFrag, float>[kFragsM][kFragsN];
+
+// The stage's one idea: acc += the warp's rows of A times its columns of B over one 32-deep slice of the shared
+// tiles, in 16-deep fragment steps (load_matrix_sync, mma_sync). A template parameter of the kernel, so that
+// exercise 51-wmma-fragment-loop runs this kernel with its own loop.
+struct WmmaFragmentLoop {
+  __device__ __forceinline__ void operator()(Accumulators& acc, const bf16* a_tile, const bf16* b_tile, int warp_m,
+                                             int warp_n) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    using namespace nvcuda;
+#pragma unroll
+    for (int kk = 0; kk < kBlockK; kk += kFrag) {
+      wmma::fragment<wmma::matrix_a, kFrag, kFrag, kFrag, bf16, wmma::row_major> a[kFragsM];
+      // B^T is K x N; element (kk, col) sits at b_tile[col][kk]: column-major with ldm kPaddedK.
+      wmma::fragment<wmma::matrix_b, kFrag, kFrag, kFrag, bf16, wmma::col_major> b[kFragsN];
+#pragma unroll
+      for (int i = 0; i < kFragsM; ++i)
+        wmma::load_matrix_sync(a[i], a_tile + (warp_m + i * kFrag) * kPaddedK + kk, kPaddedK);
+#pragma unroll
+      for (int j = 0; j < kFragsN; ++j)
+        wmma::load_matrix_sync(b[j], b_tile + (warp_n + j * kFrag) * kPaddedK + kk, kPaddedK);
+#pragma unroll
+      for (int i = 0; i < kFragsM; ++i)
+#pragma unroll
+        for (int j = 0; j < kFragsN; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
+    }
+#else
+    (void)acc, (void)a_tile, (void)b_tile, (void)warp_m, (void)warp_n;
+#endif
+  }
+};
+
+template <class FragmentLoop>
 __global__ void __launch_bounds__(kThreads) gemm_wmma_kernel(int m, int n, int k, float alpha,
                                                              const bf16* __restrict__ A, const bf16* __restrict__ B,
                                                              float beta, float* __restrict__ C, bool vec_a,
@@ -62,22 +96,7 @@ __global__ void __launch_bounds__(kThreads) gemm_wmma_kernel(int m, int n, int k
     tut::gemm_tc::copy_tile<kBlockM, kBlockK, kThreads, false>(a_tile, PaddedRows{}, A, m, k, k, m0, k0, vec_a);
     tut::gemm_tc::copy_tile<kBlockN, kBlockK, kThreads, false>(b_tile, PaddedRows{}, B, n, k, k, n0, k0, vec_b);
     __syncthreads();
-#pragma unroll
-    for (int kk = 0; kk < kBlockK; kk += kFrag) {
-      wmma::fragment<wmma::matrix_a, kFrag, kFrag, kFrag, bf16, wmma::row_major> a[kFragsM];
-      // B^T is K x N; element (kk, col) sits at b_tile[col][kk]: column-major with ldm kPaddedK.
-      wmma::fragment<wmma::matrix_b, kFrag, kFrag, kFrag, bf16, wmma::col_major> b[kFragsN];
-#pragma unroll
-      for (int i = 0; i < kFragsM; ++i)
-        wmma::load_matrix_sync(a[i], a_tile + (warp_m + i * kFrag) * kPaddedK + kk, kPaddedK);
-#pragma unroll
-      for (int j = 0; j < kFragsN; ++j)
-        wmma::load_matrix_sync(b[j], b_tile + (warp_n + j * kFrag) * kPaddedK + kk, kPaddedK);
-#pragma unroll
-      for (int i = 0; i < kFragsM; ++i)
-#pragma unroll
-        for (int j = 0; j < kFragsN; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
-    }
+    FragmentLoop{}(acc, a_tile, b_tile, warp_m, warp_n);
     __syncthreads();  // the tiles are overwritten next
   }
 
@@ -105,12 +124,19 @@ __global__ void __launch_bounds__(kThreads) gemm_wmma_kernel(int m, int n, int k
 #endif
 }
 
-inline void gemm(int m, int n, int k, float alpha, const bf16* A, const bf16* B, float beta, float* C,
-                 cudaStream_t stream) {
+// The launcher, with the kernel's fragment loop as a parameter (exercise 51 passes its own).
+template <class FragmentLoop>
+inline void gemm_with(int m, int n, int k, float alpha, const bf16* A, const bf16* B, float beta, float* C,
+                      cudaStream_t stream) {
   if (m == 0 || n == 0) return;
-  gemm_wmma_kernel<<<tut::gemm::tile_grid(m, n, kBlockM, kBlockN), kThreads, 0, stream>>>(
+  gemm_wmma_kernel<FragmentLoop><<<tut::gemm::tile_grid(m, n, kBlockM, kBlockN), kThreads, 0, stream>>>(
       m, n, k, alpha, A, B, beta, C, tut::gemm_tc::vector_ok(A, k), tut::gemm_tc::vector_ok(B, k));
   TUT_CHECK_LAUNCH();
+}
+
+inline void gemm(int m, int n, int k, float alpha, const bf16* A, const bf16* B, float beta, float* C,
+                 cudaStream_t stream) {
+  gemm_with<WmmaFragmentLoop>(m, n, k, alpha, A, B, beta, C, stream);
 }
 
 }  // namespace gemm_wmma

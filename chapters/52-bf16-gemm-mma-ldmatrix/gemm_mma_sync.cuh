@@ -35,6 +35,9 @@ static_assert(kBlockK == Swizzle::kRowElements, "the swizzle is for rows of 32 B
 static_assert(kWarpM % kMmaM == 0 && kWarpN % (2 * kMmaN) == 0, "B is loaded two n-tiles per ldmatrix.x4");
 static_assert(kBlockK % kMmaK == 0, "whole mma steps per slice");
 
+// Layout: the shared tiles' (row, 16-byte chunk) -> element offset, Swizzle for the chapter; a template parameter so
+// that exercise 52-ldmatrix-swizzle runs this kernel with its own.
+template <class Layout>
 __global__ void __launch_bounds__(kThreads) gemm_mma_sync_kernel(int m, int n, int k, float alpha,
                                                                  const bf16* __restrict__ A,
                                                                  const bf16* __restrict__ B, float beta,
@@ -50,18 +53,18 @@ __global__ void __launch_bounds__(kThreads) gemm_mma_sync_kernel(int m, int n, i
 
   float acc[kTilesM][kTilesN][4] = {};
   for (int k0 = 0; k0 < k; k0 += kBlockK) {
-    copy_tile<kBlockM, kBlockK, kThreads, false>(a_tile, Swizzle{}, A, m, k, k, m0, k0, vec_a);
-    copy_tile<kBlockN, kBlockK, kThreads, false>(b_tile, Swizzle{}, B, n, k, k, n0, k0, vec_b);
+    copy_tile<kBlockM, kBlockK, kThreads, false>(a_tile, Layout{}, A, m, k, k, m0, k0, vec_a);
+    copy_tile<kBlockN, kBlockK, kThreads, false>(b_tile, Layout{}, B, n, k, k, n0, k0, vec_b);
     __syncthreads();
 #pragma unroll
     for (int kk = 0; kk < kBlockK; kk += kMmaK) {
       std::uint32_t a[kTilesM][4], b[kTilesN / 2][4];
 #pragma unroll
       for (int i = 0; i < kTilesM; ++i)
-        ldmatrix_x4(a[i], a_tile + Swizzle{}(warp_m + i * kMmaM + a_ldmatrix_row(lane), kk / 8 + a_ldmatrix_chunk(lane)));
+        ldmatrix_x4(a[i], a_tile + Layout{}(warp_m + i * kMmaM + a_ldmatrix_row(lane), kk / 8 + a_ldmatrix_chunk(lane)));
 #pragma unroll
       for (int p = 0; p < kTilesN / 2; ++p)  // n-tiles 2p and 2p + 1: registers {0, 1} and {2, 3}
-        ldmatrix_x4(b[p], b_tile + Swizzle{}(warp_n + p * 2 * kMmaN + b_ldmatrix_row(lane), kk / 8 + b_ldmatrix_chunk(lane)));
+        ldmatrix_x4(b[p], b_tile + Layout{}(warp_n + p * 2 * kMmaN + b_ldmatrix_row(lane), kk / 8 + b_ldmatrix_chunk(lane)));
 #pragma unroll
       for (int i = 0; i < kTilesM; ++i)
 #pragma unroll
@@ -79,13 +82,20 @@ __global__ void __launch_bounds__(kThreads) gemm_mma_sync_kernel(int m, int n, i
 #endif
 }
 
-inline void gemm(int m, int n, int k, float alpha, const bf16* A, const bf16* B, float beta, float* C,
-                 cudaStream_t stream) {
+// The launcher, with the tiles' layout as a parameter (exercise 52 passes its own).
+template <class Layout>
+inline void gemm_with(int m, int n, int k, float alpha, const bf16* A, const bf16* B, float beta, float* C,
+                      cudaStream_t stream) {
   if (m == 0 || n == 0) return;
   const bool pairs_c = n % 2 == 0 && reinterpret_cast<std::uintptr_t>(C) % 8 == 0;
-  gemm_mma_sync_kernel<<<tut::gemm::tile_grid(m, n, kBlockM, kBlockN), kThreads, 0, stream>>>(
+  gemm_mma_sync_kernel<Layout><<<tut::gemm::tile_grid(m, n, kBlockM, kBlockN), kThreads, 0, stream>>>(
       m, n, k, alpha, A, B, beta, C, tut::gemm_tc::vector_ok(A, k), tut::gemm_tc::vector_ok(B, k), pairs_c);
   TUT_CHECK_LAUNCH();
+}
+
+inline void gemm(int m, int n, int k, float alpha, const bf16* A, const bf16* B, float beta, float* C,
+                 cudaStream_t stream) {
+  gemm_with<Swizzle>(m, n, k, alpha, A, B, beta, C, stream);
 }
 
 }  // namespace gemm_mma_sync

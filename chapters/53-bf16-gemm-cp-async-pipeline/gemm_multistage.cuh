@@ -42,11 +42,22 @@ static_assert(kBlockK % kMmaK == 0, "whole mma steps per slice");
 static_assert(kStages >= 2 && kStages <= 8, "cp.async.wait_group takes kStages - 2");
 static_assert(kSharedBytes <= 227 * 1024, "fits an sm_80/sm_90 block's shared memory");
 
+// The pipeline's two decisions, in one place: which stage holds slice s, and how many of this thread's cp.async
+// groups may still be in flight when slice s is read (one group per slice: after the prologue's kStages - 1 and s
+// more, "at most kStages - 2 pending" means slice s has landed, and slices s + 1 ... s + kStages - 2 stay in
+// flight). A template parameter of the kernel, so that exercise 53-cp-async-wait-depth runs it with its own.
+struct Schedule {
+  static constexpr int kWaitDepth = kStages - 2;
+  __host__ __device__ __forceinline__ static int stage_of(int slice) { return slice % kStages; }
+};
+
+template <class Pipeline>
 __global__ void __launch_bounds__(kThreads) gemm_multistage_kernel(int m, int n, int k, float alpha,
                                                                    const bf16* __restrict__ A,
                                                                    const bf16* __restrict__ B, float beta,
                                                                    float* __restrict__ C, bool vec_a, bool vec_b,
                                                                    bool pairs_c) {
+  static_assert(Pipeline::kWaitDepth >= 0, "cp.async.wait_group takes a count of groups");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   using namespace tut::gemm_tc;
   using namespace tut::async_copy;
@@ -58,10 +69,10 @@ __global__ void __launch_bounds__(kThreads) gemm_multistage_kernel(int m, int n,
   const int m0 = static_cast<int>(blockIdx.y) * kBlockM, n0 = static_cast<int>(blockIdx.x) * kBlockN;
   const int slices = (k + kBlockK - 1) / kBlockK;
 
-  // Starts the copies of slice s into stage s % kStages (asynchronous where a chunk is whole and aligned;
-  // edge chunks and zeros are plain stores, visible after the barrier like the rest).
+  // Starts the copies of slice s into its stage (asynchronous where a chunk is whole and aligned; edge chunks and
+  // zeros are plain stores, visible after the barrier like the rest).
   auto load_slice = [&](int s) {
-    const int stage = s % kStages;
+    const int stage = Pipeline::stage_of(s);
     copy_tile<kBlockM, kBlockK, kThreads, true>(a_stages + stage * kATileElements, Swizzle{}, A, m, k, k, m0,
                                                 s * kBlockK, vec_a);
     copy_tile<kBlockN, kBlockK, kThreads, true>(b_stages + stage * kBTileElements, Swizzle{}, B, n, k, k, n0,
@@ -79,15 +90,15 @@ __global__ void __launch_bounds__(kThreads) gemm_multistage_kernel(int m, int n,
   float acc[kTilesM][kTilesN][4] = {};
   for (int s = 0; s < slices; ++s) {
     // s + kStages - 1 groups committed; at most kStages - 2 still in flight: slice s has landed.
-    cp_async_wait<kStages - 2>();
+    cp_async_wait<Pipeline::kWaitDepth>();
     // Every thread's copies of slice s visible, and every warp done with slice s - 1, whose stage the
     // refill below overwrites.
     __syncthreads();
     if (s + kStages - 1 < slices) load_slice(s + kStages - 1);
     cp_async_commit();
 
-    const bf16* a_tile = a_stages + (s % kStages) * kATileElements;
-    const bf16* b_tile = b_stages + (s % kStages) * kBTileElements;
+    const bf16* a_tile = a_stages + Pipeline::stage_of(s) * kATileElements;
+    const bf16* b_tile = b_stages + Pipeline::stage_of(s) * kBTileElements;
 #pragma unroll
     for (int kk = 0; kk < kBlockK; kk += kMmaK) {
       std::uint32_t a[kTilesM][4], b[kTilesN / 2][4];
@@ -114,24 +125,36 @@ __global__ void __launch_bounds__(kThreads) gemm_multistage_kernel(int m, int n,
 #endif
 }
 
-inline tut::PerDevice<tut::SetupDone> setup_done;
+// One record per schedule: the opt-in belongs to the kernel, and exercise 53's schedule makes another kernel.
+template <class Pipeline>
+inline tut::PerDevice<tut::SetupDone> setup_done_for;
+inline tut::PerDevice<tut::SetupDone>& setup_done = setup_done_for<Schedule>;
 
 // The opt-in to kSharedBytes of dynamic shared memory (above the default 48 KiB), once per device.
+template <class Pipeline = Schedule>
 inline void setup_gemm_multistage() {
-  setup_done.ensure([] {
-    TUT_CUDA_CHECK(cudaFuncSetAttribute(gemm_multistage_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
+  setup_done_for<Pipeline>.ensure([] {
+    TUT_CUDA_CHECK(cudaFuncSetAttribute(gemm_multistage_kernel<Pipeline>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        kSharedBytes));
     return tut::SetupDone{};
   });
 }
 
-inline void gemm(int m, int n, int k, float alpha, const bf16* A, const bf16* B, float beta, float* C,
-                 cudaStream_t stream) {
+// The launcher, with the schedule as a parameter (exercise 53 passes its own).
+template <class Pipeline>
+inline void gemm_with(int m, int n, int k, float alpha, const bf16* A, const bf16* B, float beta, float* C,
+                      cudaStream_t stream) {
   if (m == 0 || n == 0) return;
-  setup_done.require("bf16-cp-async-pipeline", "setup_gemm_multistage");
+  setup_done_for<Pipeline>.require("bf16-cp-async-pipeline", "setup_gemm_multistage");
   const bool pairs_c = n % 2 == 0 && reinterpret_cast<std::uintptr_t>(C) % 8 == 0;
-  gemm_multistage_kernel<<<tut::gemm::tile_grid(m, n, kBlockM, kBlockN), kThreads, kSharedBytes, stream>>>(
+  gemm_multistage_kernel<Pipeline><<<tut::gemm::tile_grid(m, n, kBlockM, kBlockN), kThreads, kSharedBytes, stream>>>(
       m, n, k, alpha, A, B, beta, C, tut::gemm_tc::vector_ok(A, k), tut::gemm_tc::vector_ok(B, k), pairs_c);
   TUT_CHECK_LAUNCH();
+}
+
+inline void gemm(int m, int n, int k, float alpha, const bf16* A, const bf16* B, float beta, float* C,
+                 cudaStream_t stream) {
+  gemm_with<Schedule>(m, n, k, alpha, A, B, beta, C, stream);
 }
 
 }  // namespace gemm_multistage
