@@ -297,9 +297,10 @@ def ladder_of(chapter_id):
 def ladder_table(records, ladder):
     """Rows for one ladder's chapters in `records`: the stage of each against the previous stage and the
     vendor library measured in the same program."""
-    rows = []
+    rows, recs = [], []
     for rec in sorted((r for r in records if ladder_of(r["chapter"]) is ladder),
                       key=lambda r: (chapter_number(r["chapter"]), r["chapter"])):
+        recs.append(rec)
         results = results_of(rec)
         variant = stage_variant_name(rec["chapter"], [(r["variant"], r.get("reference", False)) for r in results])
         stage = find_result(rec, variant) if variant else None
@@ -325,7 +326,11 @@ def ladder_table(records, ladder):
             row["check"] = "FAILED: " + (rec.get("error") or "no stage variant in its output")
         rows.append(row)
     prev = None
-    for row in rows:
+    for row, rec in zip(rows, recs):
+        if row["ms"] and not row.get("own_prev_ms") and prev is not None and prev["variant"]:
+            # a program may name the previous stage by that stage's own variant name instead
+            same = find_result(rec, prev["variant"]) if prev["chapter"] != row["chapter"] else None
+            row["own_prev_ms"] = same.get("median_ms") if same and not same.get("failed") else None
         if row["ms"] and row.get("own_prev_ms"):  # timed in the chapter's own process: preferred
             row["x_prev"], row["x_prev_same_process"] = ratio(row["own_prev_ms"], row["ms"]), True
         elif row["ms"] and prev is not None and prev["ms"] and prev["n"] == row["n"] and prev["options"] == row["options"]:

@@ -22,6 +22,12 @@ HERE = pathlib.Path(__file__).resolve().parent
 RAW_LINK = "../../docs/results/raw/2026-11-28-h200-s2/"
 COMMIT = "1c6e409"
 PROVENANCE = f"NVIDIA H200, CUDA 13.0, 2026-11-28, the working tree of commit `{COMMIT}`"
+# The calls' commits and --budget-ms (README.md of this folder): call 1's runs, call 3's (chapters 54-55).
+CALLS = {"c1": ("1c6e409", 300), "c3": ("56610da", 200)}
+
+
+def provenance(call):
+    return f"NVIDIA H200, CUDA 13.0, 2026-11-28, the working tree of commit `{CALLS[call][0]}`"
 BF16_FLOPS_PER_CLOCK_SM90 = 4096  # common/gemm_tc/tc_workload.cu, bf16_tensor_flops_per_clock_per_sm
 LADDER = [("50-bf16-gemm-fp32-lanes", "bf16-fp32-lanes"), ("51-bf16-gemm-wmma", "bf16-wmma"),
           ("52-bf16-gemm-mma-ldmatrix", "bf16-mma-ldmatrix"),
@@ -62,6 +68,13 @@ def tflops(row):
     return float(row["gflops"]) / 1000
 
 
+def previous_variant(rows, index):
+    """The previous chapter's stage as chapter LADDER[index]'s program names it: its own stage name (51-53), or the
+    folder's name without the number, which tools/results asks for (54-55)."""
+    prev_chapter, prev = LADDER[index - 1]
+    return prev if prev in rows else prev_chapter.split("-", 1)[1]
+
+
 def first_table(index):
     """Chapter LADDER[index]'s first table: its stage, the previous chapter's stage and cuBLAS from one process."""
     chapter, stage = LADDER[index]
@@ -70,6 +83,7 @@ def first_table(index):
     order = [(f"**{chapter[:2]} `{stage}`**", rows[stage], True)]
     if index:
         prev_chapter, prev = LADDER[index - 1]
+        prev = previous_variant(rows, index)
         order.append((f"{prev_chapter[:2]} `{prev}` (the previous stage)", rows[prev], False))
     order.append(("cuBLAS `cublasGemmEx` (`CUBLAS_COMPUTE_32F`)", rows["cublas"], False))
     out = ["| M = N = K = 4096, NVIDIA H200 | median µs | TFLOP/s | % of the BF16 tensor peak | speed vs cuBLAS |",
@@ -81,16 +95,18 @@ def first_table(index):
             cells = [f"**{c}**" for c in cells]
         out.append(f"| {label} | " + " | ".join(cells) + " |")
     stage_ms = float(rows[stage]["median_ms"])
-    out += ["", f"One run of `{chapter} --variant all --budget-ms 300` ({PROVENANCE}; raw: "
-                f"[{pathlib.Path(RUN_FILES[chapter]).name}]({RAW_LINK}{RUN_FILES[chapter]})): every row from the same process, every "
-                f"output checked against cuBLAS and the CPU reference. The tensor peak is {sms} SMs × "
+    call = RUN_FILES[chapter].split("/")[0]
+    out += ["", f"One run of `{chapter} --variant all --budget-ms {CALLS[call][1]}` ({provenance(call)}; raw: "
+                f"[{pathlib.Path(RUN_FILES[chapter]).name}]({RAW_LINK}{RUN_FILES[chapter]})): every row from the same "
+                f"process, every output checked against cuBLAS (the tests check against the CPU reference). The tensor "
+                f"peak is {sms} SMs × "
                 f"{BF16_FLOPS_PER_CLOCK_SM90} BF16 FLOP/clock × {mhz} MHz = {peak:.0f} TFLOP/s; cuBLAS reaches "
                 f"{100 * tflops(rows['cublas']) / peak:.0f}% of it at this size."]
     if index:
-        prev_ms = float(rows[LADDER[index - 1][1]]["median_ms"])
+        prev_ms = float(rows[previous_variant(rows, index)]["median_ms"])
         lo = lambda r: float(r["min_ms"])
         hi = lambda r: float(r["max_ms"])
-        a, b = rows[stage], rows[LADDER[index - 1][1]]
+        a, b = rows[stage], rows[previous_variant(rows, index)]
         if lo(a) <= hi(b) and lo(b) <= hi(a):
             out.append(f"The stage and chapter {LADDER[index - 1][0][:2]}'s are a tie (their ranges of repetitions "
                        f"overlap).")
@@ -145,6 +161,43 @@ NO_NCU = ("**The `ncu` metric that shows why:** not captured yet. wgmma runs on 
           "the `tensor` preset's `hmma` metric does not count: `ncu --clock-control none --nvtx --nvtx-include "
           "'{chapter}-*/*/timed/' --metrics sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active` "
           "on this chapter's program gives it.")
+
+
+SHAPES_C3 = ("4096x4096x4096", "8192x8192x8192", "4095x4097x4096")
+
+
+def candidates_table(index):
+    """Chapter 54's or 55's stage and its tile-shape candidates at three shapes, each against cuBLAS in the same
+    process (call 3's --variant all runs)."""
+    chapter, stage = LADDER[index]
+    runs = {shape: run_rows_at(chapter, shape) for shape in SHAPES_C3}
+    peak = tensor_peak_tflops(chapter)[0]
+    head = ["variant"] + [f"{s.replace('x', ' × ')}: TFLOP/s (vs cuBLAS)" for s in SHAPES_C3]
+    out = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * len(SHAPES_C3)]
+    for variant in runs[SHAPES_C3[0]]:
+        cells = []
+        for shape in SHAPES_C3:
+            r = runs[shape][variant]
+            cells.append(f"{tflops(r):.1f} ({float(r['speed_vs_ref']):.2f}x)")
+        label = f"**`{variant}`** (the stage)" if variant == stage else f"`{variant}`"
+        out.append(f"| {label} | " + " | ".join(cells) + " |")
+    best = max((v for v in runs[SHAPES_C3[0]] if v != "cublas"), key=lambda v: tflops(runs[SHAPES_C3[0]][v]))
+    st, b = runs[SHAPES_C3[0]][stage], runs[SHAPES_C3[0]][best]
+    verdict = ("the stage is the fastest at 4096³" if best == stage else
+               f"`{best}` is {float(st['median_ms']) / float(b['median_ms']):.2f}x faster than the stage at 4096³ "
+               f"({100 * tflops(b) / peak:.1f}% of the tensor peak): the stage's tile was chosen before any GPU run, "
+               "and this run says to choose again")
+    out += ["", f"Three runs of `{chapter} --variant all --budget-ms 200 --m M --n N --k K` ({provenance('c3')}; raw: "
+                f"[c3/]({RAW_LINK}c3/)); each ratio from one process. Here {verdict}. At 4095 × 4097 × 4096 "
+                f"cuBLAS takes {float(runs[SHAPES_C3[2]]['cublas']['median_ms']) * 1000:.0f} µs ("
+                f"{float(runs[SHAPES_C3[0]]['cublas']['median_ms']) * 1000:.0f} µs at 4096³; the rows of C, 4097 floats, "
+                "are not 16-byte aligned there; which kernel cuBLAS picks was not profiled)."]
+    return "\n".join(out)
+
+
+def run_rows_at(chapter, shape):
+    with open(HERE / "c3" / f"{chapter}-{shape}.csv") as f:
+        return {r["variant"]: r for r in csv.DictReader(f)}
 
 
 def sweep_rows():
@@ -230,7 +283,8 @@ def tuning_18():
 
 
 TABLES = [(f"{c}-h200", screen(i)) for i, (c, _) in enumerate(LADDER) if (HERE / RUN_FILES[c]).is_file()] + [
-    ("53-sweep-h200", sweep_table), ("18-plan-h200", tuning_18)]
+    ("53-sweep-h200", sweep_table), ("18-plan-h200", tuning_18),
+    ("54-candidates-h200", lambda: candidates_table(4)), ("55-candidates-h200", lambda: candidates_table(5))]
 BLOCKS = {name: name for name, _ in TABLES}
 
 
