@@ -259,26 +259,35 @@ def draw_sweep():
     plt.close(fig)
 
 
+H100_CH18 = "../2026-11-27-h100/screens-bbee8ca/ch18"  # chapter 18's measure.sh on an H100, commit bbee8ca
+
+
 def tuning_18():
-    """Chapter 18's planned stage on the H200: int32, float and int64 sums against CUB and cudaMemcpy."""
+    """Chapter 18's planned stage on the H200 (int32, float and int64 sums against CUB and cudaMemcpy), beside the
+    same rows of the H100 run of 2026-11-27 (chapter 18's measure.sh, before the plan existed)."""
     text = (HERE / "c1" / "call1-output.txt").read_text()
     runs = re.findall(r"^\[\d+ s\] 18 (--size [^\n]*?) rc=0\n((?:18-scan[^\n]*\n)+)", text, re.M)
-    out = ["| chapter 18, NVIDIA H200 | stage µs | % of `cudaMemcpy` | CUB % of `cudaMemcpy` | stage vs CUB |",
+    out = ["| chapter 18 | H200: % of `cudaMemcpy` | H200: vs CUB | H100: % of `cudaMemcpy` | H100: vs CUB |",
            "|---|---:|---:|---:|---:|"]
     for args, block in runs:
         rows = {c[1]: c for c in (line.split(",") for line in block.splitlines())}
-        st, cub = rows["scan-copy-bound"], rows["cub"]
+        st = rows["scan-copy-bound"]
         size = re.search(r"--size (\S+)", args).group(1)
         typ = re.search(r"--type (\S+)", args)
-        out.append(f"| {typ.group(1) if typ else 'int32'} sum, {size} | {float(st[6]) * 1000:.1f} | "
-                   f"{float(st[13]):.1f} | {float(cub[13]):.1f} | {float(st[14]):.3f}x |")
+        typ = typ.group(1) if typ else "int32"
+        with open(HERE / H100_CH18 / f"types-{typ}-sum-{size.replace('^', 'p')}.csv") as f:
+            h100 = {r["variant"]: r for r in csv.DictReader(f)}["scan-copy-bound"]
+        out.append(f"| {typ} sum, {size} | {float(st[13]):.1f} | {float(st[14]):.3f}x | "
+                   f"{float(h100['pct_memcpy']):.1f} | {float(h100['speed_vs_ref']):.3f}x |")
     plans = re.findall(r"^plan: 18 int32 sum 2\^28: (\S+) \(measured: 2 candidates (\S+) ([\d.]+) ms, (\S+) ([\d.]+) "
                        r"ms; cached in \S+--(\d+sm)\.plan\)", text, re.M)
     full = next(p for p in plans if p[5] == "132sm")
     part = next(p for p in plans if p[5] == "92sm")
-    out += ["", f"One call ({PROVENANCE}; raw: [call1-output.txt]({RAW_LINK}c1/call1-output.txt)); each row's "
-                f"ratios from one process. The plan at 2^28: `{full[0]}` on all 132 SMs ({full[1]} {full[2]} ms "
-                f"against {full[3]} {full[4]} ms) and again on a 92-SM green context ({part[2]} against {part[4]} ms)."]
+    out += ["", f"H200: one call ({PROVENANCE}; raw: [call1-output.txt]({RAW_LINK}c1/call1-output.txt)). H100: chapter "
+                f"18's `measure.sh` of 2026-11-27 (commit `bbee8ca`, before the plan; raw: "
+                f"[ch18/](../../docs/results/raw/2026-11-27-h100/screens-bbee8ca/ch18/)). Each ratio from one process. The plan at 2^28 on the H200: "
+                f"`{full[0]}` on all 132 SMs ({full[1]} {full[2]} ms against {full[3]} {full[4]} ms) and again on a "
+                f"92-SM green context ({part[2]} against {part[4]} ms)."]
     return "\n".join(out)
 
 
