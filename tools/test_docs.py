@@ -346,8 +346,8 @@ class ScreensTest(unittest.TestCase):
         from tutkit import screens
         r = lambda ms, lo, hi: {"median_ms": ms, "min_ms": lo, "max_ms": hi}
         self.assertEqual(screens.versus(r(1.0, 0.9, 1.1), r(4.0, 3.9, 4.2)), "4.00x faster than")
-        self.assertEqual(screens.versus(r(2.1, 2.05, 2.2), r(2.0, 1.9, 2.04)), "1.05x slower than")
-        self.assertTrue(screens.versus(r(2.0, 1.9, 2.1), r(2.05, 2.0, 2.2)).startswith("level (a tie: 1.02x"))
+        self.assertEqual(screens.versus(r(2.1, 2.05, 2.2), r(2.0, 1.9, 2.04)), "1.050x slower than")
+        self.assertTrue(screens.versus(r(2.0, 1.9, 2.1), r(2.05, 2.0, 2.2)).startswith("level (a tie: 1.025x"))
         self.assertEqual(self.render("{gpu}"), "Fake GPU")
 
     def test_results_line(self):

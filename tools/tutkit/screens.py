@@ -183,12 +183,12 @@ def _cell_spec(column):
 def versus(a, b):
     """How row A compares with row B, as words that read "A is ... B": "2.49x faster than", "1.05x slower
     than", or a tie when their min-max ranges of repetitions overlap (a difference inside the spread)."""
+    x = lambda r: f"{r:.3f}x" if r < 1.1 else f"{r:.2f}x"  # a close call keeps its third digit: 1.004x, not 1.00x
     if a["min_ms"] <= b["max_ms"] and b["min_ms"] <= a["max_ms"]:
-        return (f"level (a tie: {b['median_ms'] / a['median_ms']:.2f}x, inside the spread of the repetitions) "
-                "with")
+        return f"level (a tie: {x(b['median_ms'] / a['median_ms'])}, inside the spread of the repetitions) with"
     if a["median_ms"] < b["median_ms"]:
-        return f"{b['median_ms'] / a['median_ms']:.2f}x faster than"
-    return f"{a['median_ms'] / b['median_ms']:.2f}x slower than"
+        return f"{x(b['median_ms'] / a['median_ms'])} faster than"
+    return f"{x(a['median_ms'] / b['median_ms'])} slower than"
 
 
 def render(template: str, src: Sources) -> str:

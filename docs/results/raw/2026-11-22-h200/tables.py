@@ -254,7 +254,7 @@ def screen17():
     st, cb = scan_launch(path, 1), scan_launch(HERE / "ncu-16-cub.csv", 1)
     dram = "dram__throughput.avg.pct_of_peak_sustained_elapsed"
     assert num(st[dram]) > num(cb[dram])
-    return (f"On the H200 (the GPU the stage was first tuned on), CUB ran at {pct(cub)}% of the copy (commit `b100d90`, "
+    return (f"In an earlier H200 run (the one the stage was first tuned on), CUB ran at {pct(cub)}% of the copy (commit `b100d90`, "
             f"\"Against CUB and the copy\").\n"
             f"**The metric that shows why:** `{dram}` of the scan kernel at 2^28: **{num(st[dram]):.1f}%** for this "
             f"stage against **{num(cb[dram]):.1f}%** for CUB's `DeviceScanKernel` in the same `ncu` session (NVIDIA "
