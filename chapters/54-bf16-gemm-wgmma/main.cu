@@ -1,14 +1,12 @@
 // Chapter 54: BF16 GEMM with wgmma (a warpgroup multiplying straight from 128-byte-swizzled shared memory),
 // fed by chapter 53's multi-stage cp.async pipeline, against cuBLAS (cublasGemmEx). sm_90a only.
-#include <iostream>
 #include <string>
 #include <vector>
 
-#include "cli.hpp"
 #include "gemm_multistage.cuh"  // the previous stage (chapter 53)
 #include "gemm_tc/tc_workload.cuh"
 #include "gemm_wgmma.cuh"
-#include "hopper/arch.cuh"
+#include "hopper/sm90a_fallback.cuh"
 
 namespace {
 
@@ -48,12 +46,6 @@ std::vector<tut::gemm_tc::TcVariant> chapter_variants() {
   return v;
 }
 
-bool is_wgmma_variant(const std::string& name) {
-  for (const auto& v : wgmma_variants())
-    if (v.name == name) return true;
-  return false;
-}
-
 tut::ChapterSpec chapter_spec() {
   tut::ChapterSpec spec = tut::gemm_tc::make_tc_chapter("54-bf16-gemm-wgmma",
                                                         "BF16 GEMM: wgmma from swizzled shared memory",
@@ -62,22 +54,7 @@ tut::ChapterSpec chapter_spec() {
   // refused as chapter 53's is (one line, exit 2). Where this program's sm_90a code cannot run (not an sm_90 GPU,
   // or a build without arch 90), one line says so and chapter 53's stage, the fallback on those GPUs, takes the
   // stage's place in a plain run; naming a wgmma variant there is refused (one line, exit 2).
-  spec.resolve = [](tut::ChapterSpec& s, const tut::Options& opt) {
-    tut::gemm_tc::require_compute_capability("bf16-gemm-cp-async-pipeline", 80);
-    const char* why = tut::hopper::sm90a_unavailable_reason();
-    if (!why) return;
-    for (const std::string& name : opt.variants)
-      if (is_wgmma_variant(name)) throw tut::UsageError(name + ": " + why);
-    std::cerr << "bf16-gemm-wgmma: not run (" << why
-              << "); chapter 53's stage bf16-gemm-cp-async-pipeline runs in its place\n";
-    std::vector<tut::VariantSpec> kept;
-    for (tut::VariantSpec v : s.variants) {
-      if (is_wgmma_variant(v.name)) continue;
-      if (v.name == "bf16-gemm-cp-async-pipeline") v.on_demand = false;
-      kept.push_back(v);
-    }
-    s.variants = kept;
-  };
+  spec.resolve = tut::hopper::sm90a_or_fallback("bf16-gemm-wgmma", chapter_variants(), "bf16-gemm-cp-async-pipeline");
   return spec;
 }
 

@@ -59,6 +59,6 @@ TEST_CASE("54: the stage's candidates are its tile shapes, the previous stage is
     if (v.name == "bf16-gemm-cp-async-pipeline") CHECK(v.on_demand);
   }
   CHECK(stages == 1);
-  CHECK(is_wgmma_variant("wgmma-128x256-4-stages"));
-  CHECK_FALSE(is_wgmma_variant("bf16-gemm-cp-async-pipeline"));
+  CHECK(tut::hopper::needs_sm90a(chapter_variants(), "wgmma-128x256-4-stages"));
+  CHECK_FALSE(tut::hopper::needs_sm90a(chapter_variants(), "bf16-gemm-cp-async-pipeline"));
 }

@@ -1,15 +1,13 @@
 // Chapter 55: BF16 GEMM with TMA loads into 128-byte-swizzled shared memory and an mbarrier pipeline feeding
 // chapter 54's wgmma warpgroups, against cuBLAS (cublasGemmEx). sm_90a only.
-#include <iostream>
 #include <string>
 #include <vector>
 
-#include "cli.hpp"
 #include "gemm_multistage.cuh"  // chapter 53's stage: the fallback off sm_90a
 #include "gemm_tc/tc_workload.cuh"
 #include "gemm_tma.cuh"
 #include "gemm_wgmma.cuh"  // the previous stage (chapter 54)
-#include "hopper/arch.cuh"
+#include "hopper/sm90a_fallback.cuh"
 
 namespace {
 
@@ -53,34 +51,13 @@ std::vector<tut::gemm_tc::TcVariant> chapter_variants() {
   return v;
 }
 
-bool needs_sm90a(const std::string& name) {
-  for (const auto& v : chapter_variants())
-    if (v.name == name) return v.min_cc >= 90;
-  return false;
-}
-
 tut::ChapterSpec chapter_spec() {
   tut::ChapterSpec spec = tut::gemm_tc::make_tc_chapter("55-bf16-gemm-tma-mbarrier",
                                                         "BF16 GEMM: TMA and an mbarrier pipeline feeding wgmma",
                                                         chapter_variants());
   // As chapter 54: below sm_80 refused (one line, exit 2); where this program's sm_90a code cannot run, one line
   // says so and chapter 53's stage takes the stage's place in a plain run; naming an sm_90a variant is refused.
-  spec.resolve = [](tut::ChapterSpec& s, const tut::Options& opt) {
-    tut::gemm_tc::require_compute_capability("bf16-gemm-cp-async-pipeline", 80);
-    const char* why = tut::hopper::sm90a_unavailable_reason();
-    if (!why) return;
-    for (const std::string& name : opt.variants)
-      if (needs_sm90a(name)) throw tut::UsageError(name + ": " + why);
-    std::cerr << "bf16-gemm-tma-mbarrier: not run (" << why
-              << "); chapter 53's stage bf16-gemm-cp-async-pipeline runs in its place\n";
-    std::vector<tut::VariantSpec> kept;
-    for (tut::VariantSpec v : s.variants) {
-      if (needs_sm90a(v.name)) continue;
-      if (v.name == "bf16-gemm-cp-async-pipeline") v.on_demand = false;
-      kept.push_back(v);
-    }
-    s.variants = kept;
-  };
+  spec.resolve = tut::hopper::sm90a_or_fallback("bf16-gemm-tma-mbarrier", chapter_variants(), "bf16-gemm-cp-async-pipeline");
   return spec;
 }
 

@@ -70,6 +70,6 @@ TEST_CASE("55: the stage is the one default variant, the previous stages are on 
     if (v.name == "bf16-gemm-wgmma" || v.name == "bf16-gemm-cp-async-pipeline") CHECK(v.on_demand);
   }
   CHECK(stages == 1);
-  CHECK(needs_sm90a("bf16-gemm-wgmma"));
-  CHECK_FALSE(needs_sm90a("bf16-gemm-cp-async-pipeline"));
+  CHECK(tut::hopper::needs_sm90a(chapter_variants(), "bf16-gemm-wgmma"));
+  CHECK_FALSE(tut::hopper::needs_sm90a(chapter_variants(), "bf16-gemm-cp-async-pipeline"));
 }
