@@ -291,9 +291,35 @@ def tuning_18():
     return "\n".join(out)
 
 
+LENGTH_RUNS = {"36": ("c36-all-n16384.txt", "fft-one-block-large", "fft-tuned", "--length 16384 --size 2^27"),
+               "37": ("c37-all-n65536.txt", "fft-thread-block-cluster", "fft-one-block-large", "--length 65536"),
+               "38": ("c38-all-n1048576.txt", "fft-two-pass", "fft-thread-block-cluster", "--length 1048576")}
+
+
+def length_run(num):
+    """Chapter NUM's stage at its own length on the H200 (call 4, --variant all): the stage, the previous stage,
+    cuFFT and the copy from one process."""
+    sys.path.insert(0, str(HERE.parents[3] / "tools"))
+    from tutkit.chapter_map import parse_program_table
+    name, stage, prev, args = LENGTH_RUNS[num]
+    _, length, rows = parse_program_table((HERE / "c3" / "len" / name).read_text())
+    out = [f"| N = {length}, NVIDIA H200 | median ms | % of `cudaMemcpy` | speed vs cuFFT |", "|---|---:|---:|---:|"]
+    for variant, label in ((stage, f"**{num} `{stage}`**"), (prev, f"{int(num) - 1} `{prev}` (the previous stage)"),
+                           ("cufft", "cuFFT"), ("cudaMemcpy", "`cudaMemcpy` of the same bytes")):
+        r = rows[variant]
+        out.append(f"| {label} | {r['median ms']} | {r['% memcpy']} | {r.get('speed vs cufft', '-').replace('-', '–')} |")
+    vs = float(rows[stage]["speed vs cufft"].rstrip("x"))
+    word = "faster than" if vs > 1 else "slower than"
+    out += ["", f"One run of `{num}-{stage} {args} --variant all` ({provenance('c3')}; raw: "
+                f"[{name}]({RAW_LINK}c3/len/{name})), every row from one process. On this GPU the stage is "
+                f"{vs:.3f}x cuFFT's speed ({word} cuFFT); the tables above are the H100's."]
+    return "\n".join(out)
+
+
 TABLES = [(f"{c}-h200", screen(i)) for i, (c, _) in enumerate(LADDER) if (HERE / RUN_FILES[c]).is_file()] + [
     ("53-sweep-h200", sweep_table), ("18-plan-h200", tuning_18),
-    ("54-candidates-h200", lambda: candidates_table(4)), ("55-candidates-h200", lambda: candidates_table(5))]
+    ("54-candidates-h200", lambda: candidates_table(4)), ("55-candidates-h200", lambda: candidates_table(5))] + [
+    (f"{num}-h200-length", (lambda n: lambda: length_run(n))(num)) for num in LENGTH_RUNS]
 BLOCKS = {name: name for name, _ in TABLES}
 
 
