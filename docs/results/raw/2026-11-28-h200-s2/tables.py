@@ -316,10 +316,61 @@ def length_run(num):
     return "\n".join(out)
 
 
+BOTH_GPUS = [  # (chapter, stage variant, the bound's column: pct_memcpy or pct_peak_fp32, what the row is)
+    ("17-scan-lookback-landing-zone", "scan-lookback-landing-zone", "pct_memcpy", "int32 sum, 2^28"),
+    ("18-scan-any-type-copy-bound", "scan-copy-bound", "pct_memcpy", "int32 sum, 2^28"),
+    ("27-sgemm-tuned", "sgemm-tuned", "pct_peak_fp32", "4096³"),
+    ("28-sgemm-tile-by-shape", "sgemm-tile-by-shape", "pct_peak_fp32", "4096³"),
+    ("29-sgemm-split-k", "sgemm-split-k", "pct_peak_fp32", "4096³"),
+    ("35-fft-tuned", "fft-tuned", "pct_memcpy", "N = 1024"),
+]
+RESULTS = {"H100": "../../nvidia-h100-80gb-hbm3.json", "H200": "../../nvidia-h200-2026-11-28.json"}
+H100_LENGTHS = "../2026-11-27-h100/screens-bbee8ca"
+
+
+def both_gpus():
+    """The tuned stages on both GPUs from the two results runs (H100: b794ba4, 2026-11-27; H200: 56610da, today),
+    and 36-38 at their own lengths (H100: screens-bbee8ca; H200: call 4): share of the bound and speed against the
+    vendor library, each ratio from one process."""
+    import json
+    sys.path.insert(0, str(HERE.parents[3] / "tools"))
+    from tutkit.chapter_map import parse_program_table
+    docs = {gpu: json.loads((HERE / path).read_text()) for gpu, path in RESULTS.items()}
+
+    def row_of(doc, chapter, variant):
+        prog = next(p for p in doc["programs"] if p["chapter"] == chapter)
+        return next(r for r in prog["data"]["results"] if r["variant"] == variant)
+    out = ["| stage | size | H100: share of the bound | H100: vs library | H200: share of the bound | "
+           "H200: vs library |", "|---|---|---:|---:|---:|---:|"]
+    for chapter, variant, bound, size in BOTH_GPUS:
+        cells = []
+        for gpu in RESULTS:
+            r = row_of(docs[gpu], chapter, variant)
+            what = "of copy" if bound == "pct_memcpy" else "of FP32 peak"
+            cells += [f"{r[bound]:.1f}% {what}", f"{r['speed_vs_ref']:.3f}x"]
+        out.append(f"| {chapter[:2]} `{variant}` | {size} | " + " | ".join(cells) + " |")
+    for num, (name, stage, _, _) in LENGTH_RUNS.items():
+        cells = []
+        for path in (HERE / H100_LENGTHS / name, HERE / "c3" / "len" / name):
+            _, length, rows = parse_program_table(path.read_text())
+            r = rows[stage]
+            cells += [f"{r['% memcpy']}% of copy", r["speed vs cufft"]]
+        out.append(f"| {num} `{stage}` | N = {length} | " + " | ".join(cells) + " |")
+    out += ["", "H100: the results run of 2026-11-27 (commit `b794ba4`, [nvidia-h100-80gb-hbm3.md]"
+                "(../results/nvidia-h100-80gb-hbm3.md)) and chapters 36-38's runs at their lengths (`bbee8ca`, "
+                "[screens-bbee8ca/](../results/raw/2026-11-27-h100/screens-bbee8ca/)). H200: the results run of "
+                f"2026-11-28 ([nvidia-h200-2026-11-28.md](../results/nvidia-h200-2026-11-28.md)) and the runs at their "
+                f"lengths ({provenance('c3')}, [c3/len/](../results/raw/2026-11-28-h200-s2/c3/len/)). The library is CUB, cuBLAS or cuFFT, timed in "
+                "the stage's own process; the share of the bound is against a `cudaMemcpy` of the same bytes, or the "
+                "FP32 peak."]
+    return "\n".join(out)
+
+
 TABLES = [(f"{c}-h200", screen(i)) for i, (c, _) in enumerate(LADDER) if (HERE / RUN_FILES[c]).is_file()] + [
     ("53-sweep-h200", sweep_table), ("18-plan-h200", tuning_18),
     ("54-candidates-h200", lambda: candidates_table(4)), ("55-candidates-h200", lambda: candidates_table(5))] + [
-    (f"{num}-h200-length", (lambda n: lambda: length_run(n))(num)) for num in LENGTH_RUNS]
+    (f"{num}-h200-length", (lambda n: lambda: length_run(n))(num)) for num in LENGTH_RUNS] + [
+    ("tuned-both-gpus", both_gpus)]
 BLOCKS = {name: name for name, _ in TABLES}
 
 
