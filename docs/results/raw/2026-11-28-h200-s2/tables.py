@@ -157,10 +157,11 @@ def screen(index):
     return lambda: first_table(index) + "\n\n" + NO_NCU.format(chapter=LADDER[index][0][:2])
 
 
-NO_NCU = ("**The `ncu` metric that shows why:** not captured yet. wgmma runs on the tensor pipe's `gmma` side, which "
-          "the `tensor` preset's `hmma` metric does not count: `ncu --clock-control none --nvtx --nvtx-include "
-          "'{chapter}-*/*/timed/' --metrics sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active` "
-          "on this chapter's program gives it.")
+NO_NCU = ("**The `ncu` metric that shows why:** not captured yet. `wgmma` runs on the tensor pipe's `gmma` side, "
+          "which the `tensor` preset's `hmma` metric does not count; on an sm_90 GPU, `tools/ncu-compare --preset tensor "
+          "--chapters 53,{chapter} --m 4096 --n 4096 --k 4096 --metrics "
+          "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active` adds the Hopper metric to the "
+          "preset's.")
 
 
 SHAPES_C3 = ("4096x4096x4096", "8192x8192x8192", "4095x4097x4096")
