@@ -71,6 +71,13 @@ GemmError gemm_error(const double* expected, const float* actual, std::size_t co
 // in the message ("cuBLAS", "CPU FP64 reference"). n_cols turns the index into (row, column).
 CheckResult judge_gemm(const GemmError& e, std::int64_t k, int n_cols, const std::string& against);
 
+// A GEMM run's errors against cuBLAS (same process, same inputs) and the FP64 CPU reference, and the verdict.
+struct GemmErrors {
+  GemmError vs_cublas, vs_cpu;
+  bool has_cublas = false, has_cpu = false;
+  CheckResult check;  // the first failure, or ok
+};
+
 // "3.1e-07" style text for the tables.
 std::string error_text(double v);
 

@@ -11,6 +11,7 @@
 
 #include "cuda_check.cuh"
 #include "gemm/gemm_workload.cuh"
+#include "gemm/problem_workload.cuh"
 #include "verify.hpp"
 
 namespace tut::gemm {
@@ -165,91 +166,25 @@ GemmDims gemm_dims(const Options& opt) {
 
 namespace {
 
-// What the summary table shows for one variant of the last run.
-struct ErrorRow {
-  std::string variant;
-  GemmProblem::Errors errors;
-};
-struct RunRecord {
-  GemmDims dims{0, 0, 0};
-  float alpha = kDefaultAlpha, beta = kDefaultBeta;
-  bool cpu_reference = false;
-  std::vector<ErrorRow> rows;
-};
-
-class GemmWorkload final : public Workload {
- public:
-  GemmWorkload(std::vector<GemmVariant> variants, std::shared_ptr<RunRecord> record)
-      : variants_(std::move(variants)), record_(std::move(record)) {}
-
-  std::size_t device_bytes(const Options& opt) const override {
-    const GemmDims d = gemm_dims(opt);
-    GemmProblem::validate(d.m, d.n, d.k);
-    return GemmProblem::device_bytes(static_cast<int>(d.m), static_cast<int>(d.n), static_cast<int>(d.k));
-  }
-
-  void prepare(const Options& opt, bool with_reference) override {
-    const GemmDims d = gemm_dims(opt);
-    GemmProblem::validate(d.m, d.n, d.k);
-    problem_ = std::make_unique<GemmProblem>(static_cast<int>(d.m), static_cast<int>(d.n), static_cast<int>(d.k),
-                                             kDefaultAlpha, kDefaultBeta, opt.seed);
-    if (with_reference) problem_->compute_references(true);
-    *record_ = RunRecord{};
-    record_->dims = d;
-    record_->cpu_reference = problem_->has_cpu_reference();
-  }
-
-  void setup(const std::string& variant) override {
-    for (const auto& v : variants_)
-      if (v.name == variant && v.setup) v.setup(problem_->m(), problem_->n(), problem_->k());
-  }
-
-  void poison(cudaStream_t stream) override { problem_->reset_c(stream); }
-
-  void run(const std::string& variant, cudaStream_t stream) override {
-    if (variant == "cublas") {
-      problem_->run_cublas(stream);
-      return;
-    }
-    for (const auto& v : variants_)
-      if (v.name == variant) {
-        problem_->run(v.launch, stream);
-        return;
-      }
-    throw std::invalid_argument("unknown GEMM variant " + variant);
-  }
-
-  CheckResult check(const std::string& variant) override {
-    GemmProblem::Errors e = problem_->check(variant == "cublas");
-    record_->rows.push_back({variant, e});
-    return e.check;
-  }
-
-  Work work(const std::string&) const override {
-    const double m = problem_->m(), n = problem_->n(), k = problem_->k();
-    const double c_passes = problem_->beta() != 0.0f ? 2.0 : 1.0;  // C read (beta != 0) and written
-    return {sizeof(float) * (m * k + k * n + c_passes * m * n), 2.0 * m * n * k};
-  }
-
- private:
-  std::vector<GemmVariant> variants_;
-  std::shared_ptr<RunRecord> record_;
-  std::unique_ptr<GemmProblem> problem_;
-};
-
 // After the table: the shape, alpha and beta, the peak used for "% FP32 peak", and each variant's errors.
 void print_summary(std::ostream& os, const DeviceInfo& info, const RunRecord& rec) {
   const GemmDims& d = rec.dims;
   char peak[32];
   std::snprintf(peak, sizeof peak, "%.0f", info.peak_fp32_gflops);
   os << "\nC = alpha A B + beta C, row-major, M = " << d.m << ", N = " << d.n << ", K = " << d.k
-     << ", alpha = " << rec.alpha << ", beta = " << rec.beta
+     << ", alpha = " << kDefaultAlpha << ", beta = " << kDefaultBeta
      << "; GFLOP/s counts 2 M N K flops; % FP32 peak is of " << peak << " GFLOP/s (see the banner).\n";
+  write_error_table(os, rec, "the CPU FP64 reference");
+}
+
+}  // namespace
+
+void write_error_table(std::ostream& os, const RunRecord& rec, const std::string& cpu_words) {
   if (rec.rows.empty()) return;
-  const double tol = gemm_tolerance(d.k);
+  const double tol = gemm_tolerance(rec.dims.k);
   os << "Errors: relative Frobenius error ||C - R|| / ||R|| (tolerance 8 eps sqrt(K) = " << error_text(tol)
      << ") and max |C - R| / rms(R) (bound " << error_text(kMaxErrorFactor * tol) << "), against cuBLAS in this run"
-     << (rec.cpu_reference ? " and the CPU FP64 reference" : " (no CPU reference above M N K = 2^30)") << ":\n";
+     << (rec.cpu_reference ? " and " + cpu_words : std::string(" (no CPU reference above M N K = 2^30)")) << ":\n";
   std::vector<std::string> head = {"variant", "vs cuBLAS frob", "vs cuBLAS max"};
   if (rec.cpu_reference) {
     head.push_back("vs CPU frob");
@@ -271,8 +206,6 @@ void print_summary(std::ostream& os, const DeviceInfo& info, const RunRecord& re
   write_text_table(os, head, rows);
 }
 
-}  // namespace
-
 tut::ChapterSpec make_gemm_chapter(const std::string& id, const std::string& title, std::vector<GemmVariant> variants) {
   ChapterSpec spec;
   spec.id = id;
@@ -287,7 +220,10 @@ tut::ChapterSpec make_gemm_chapter(const std::string& id, const std::string& tit
       {"k", "columns of A, rows of B (0: use --size)", 0, 0, INT_MAX},
   };
   auto record = std::make_shared<RunRecord>();
-  spec.make_workload = [variants, record] { return std::make_unique<GemmWorkload>(variants, record); };
+  spec.make_workload = [variants, record] {
+    return std::make_unique<ProblemWorkload<GemmProblem, GemmVariant, float>>(variants, record, kDefaultAlpha,
+                                                                              kDefaultBeta, "GEMM");
+  };
   spec.summary = [record, variants](std::ostream& os, const DeviceInfo& info, const Options&,
                                      const std::vector<Result>& results) {
     print_summary(os, info, *record);

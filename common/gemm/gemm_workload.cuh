@@ -95,11 +95,7 @@ class GemmProblem {
   void compute_references(bool cpu);
   bool has_cpu_reference() const { return !cpu_ref_.empty(); }
 
-  struct Errors {
-    GemmError vs_cublas, vs_cpu;
-    bool has_cublas = false, has_cpu = false;
-    CheckResult check;  // the first failure, or ok
-  };
+  using Errors = GemmErrors;
   // Downloads C and judges it against both references. is_cublas: the run was cuBLAS itself, so only
   // the CPU reference judges it.
   Errors check(bool is_cublas) const;

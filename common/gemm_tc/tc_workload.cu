@@ -10,6 +10,7 @@
 #include "cuda_check.cuh"
 #include "device.cuh"
 #include "gemm/gemm_workload.cuh"
+#include "gemm/problem_workload.cuh"
 #include "gemm_tc/tc_workload.cuh"
 #include "verify.hpp"
 
@@ -176,75 +177,7 @@ TcProblem::Errors TcProblem::check(bool is_cublas) const {
 
 namespace {
 
-struct ErrorRow {
-  std::string variant;
-  TcProblem::Errors errors;
-};
-struct RunRecord {
-  gemm::GemmDims dims{0, 0, 0};
-  bool cpu_reference = false;
-  std::vector<ErrorRow> rows;
-};
-
-class TcWorkload final : public Workload {
- public:
-  TcWorkload(std::vector<TcVariant> variants, std::shared_ptr<RunRecord> record)
-      : variants_(std::move(variants)), record_(std::move(record)) {}
-
-  std::size_t device_bytes(const Options& opt) const override {
-    const gemm::GemmDims d = gemm::gemm_dims(opt);
-    gemm::GemmProblem::validate(d.m, d.n, d.k);
-    return TcProblem::device_bytes(static_cast<int>(d.m), static_cast<int>(d.n), static_cast<int>(d.k));
-  }
-
-  void prepare(const Options& opt, bool with_reference) override {
-    const gemm::GemmDims d = gemm::gemm_dims(opt);
-    gemm::GemmProblem::validate(d.m, d.n, d.k);
-    problem_ = std::make_unique<TcProblem>(static_cast<int>(d.m), static_cast<int>(d.n), static_cast<int>(d.k),
-                                           kDefaultAlpha, kDefaultBeta, opt.seed);
-    if (with_reference) problem_->compute_references(true);
-    *record_ = RunRecord{};
-    record_->dims = d;
-    record_->cpu_reference = problem_->has_cpu_reference();
-  }
-
-  void setup(const std::string& variant) override {
-    for (const auto& v : variants_)
-      if (v.name == variant && v.setup) v.setup(problem_->m(), problem_->n(), problem_->k());
-  }
-
-  void poison(cudaStream_t stream) override { problem_->reset_c(stream); }
-
-  void run(const std::string& variant, cudaStream_t stream) override {
-    if (variant == "cublas") {
-      problem_->run_cublas(stream);
-      return;
-    }
-    for (const auto& v : variants_)
-      if (v.name == variant) {
-        problem_->run(v.launch, stream);
-        return;
-      }
-    throw std::invalid_argument("unknown tensor-core GEMM variant " + variant);
-  }
-
-  CheckResult check(const std::string& variant) override {
-    TcProblem::Errors e = problem_->check(variant == "cublas");
-    record_->rows.push_back({variant, e});
-    return e.check;
-  }
-
-  Work work(const std::string&) const override {
-    const double m = problem_->m(), n = problem_->n(), k = problem_->k();
-    const double c_passes = problem_->beta() != 0.0f ? 2.0 : 1.0;
-    return {sizeof(bf16) * (m * k + n * k) + sizeof(float) * c_passes * m * n, 2.0 * m * n * k};
-  }
-
- private:
-  std::vector<TcVariant> variants_;
-  std::shared_ptr<RunRecord> record_;
-  std::unique_ptr<TcProblem> problem_;
-};
+using gemm::RunRecord;
 
 void print_summary(std::ostream& os, const DeviceInfo& info, const RunRecord& rec, const std::vector<Result>& results) {
   const gemm::GemmDims& d = rec.dims;
@@ -271,31 +204,7 @@ void print_summary(std::ostream& os, const DeviceInfo& info, const RunRecord& re
     rows.push_back({r.variant, t, peak > 0 ? p : "-"});
   }
   if (!rows.empty()) write_text_table(os, {"variant", "TFLOP/s", "% BF16 tensor peak"}, rows);
-  if (rec.rows.empty()) return;
-  const double tol = gemm::gemm_tolerance(d.k);
-  os << "Errors: relative Frobenius error (tolerance 8 eps_fp32 sqrt(K) = " << gemm::error_text(tol)
-     << ") and max |C - R| / rms(R) (bound " << gemm::error_text(gemm::kMaxErrorFactor * tol)
-     << ") against cuBLAS in this run" << (rec.cpu_reference ? " and the CPU FP64 reference on the same BF16 values"
-                                                              : " (no CPU reference above M N K = 2^30)") << ":\n";
-  std::vector<std::string> head = {"variant", "vs cuBLAS frob", "vs cuBLAS max"};
-  if (rec.cpu_reference) {
-    head.push_back("vs CPU frob");
-    head.push_back("vs CPU max");
-  }
-  head.push_back("check");
-  std::vector<std::vector<std::string>> erows;
-  for (const auto& r : rec.rows) {
-    const auto& e = r.errors;
-    std::vector<std::string> row = {r.variant, e.has_cublas ? gemm::error_text(e.vs_cublas.rel_frobenius) : "-",
-                                    e.has_cublas ? gemm::error_text(e.vs_cublas.max_error) : "-"};
-    if (rec.cpu_reference) {
-      row.push_back(e.has_cpu ? gemm::error_text(e.vs_cpu.rel_frobenius) : "-");
-      row.push_back(e.has_cpu ? gemm::error_text(e.vs_cpu.max_error) : "-");
-    }
-    row.push_back(e.check.ok ? "ok" : "FAILED");
-    erows.push_back(row);
-  }
-  write_text_table(os, head, erows);
+  gemm::write_error_table(os, rec, "the CPU FP64 reference on the same BF16 values");
 }
 
 }  // namespace
@@ -320,7 +229,10 @@ tut::ChapterSpec make_tc_chapter(const std::string& id, const std::string& title
     for (const auto& v : variants) require_compute_capability(v.name, v.min_cc);
   };
   auto record = std::make_shared<RunRecord>();
-  spec.make_workload = [variants, record] { return std::make_unique<TcWorkload>(variants, record); };
+  spec.make_workload = [variants, record] {
+    return std::make_unique<gemm::ProblemWorkload<TcProblem, TcVariant, bf16>>(variants, record, kDefaultAlpha,
+                                                                               kDefaultBeta, "tensor-core GEMM");
+  };
   spec.summary = [record](std::ostream& os, const DeviceInfo& info, const Options&, const std::vector<Result>& results) {
     print_summary(os, info, *record, results);
   };

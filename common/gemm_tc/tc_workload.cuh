@@ -107,11 +107,7 @@ class TcProblem {
   void compute_references(bool cpu);
   bool has_cpu_reference() const { return !cpu_ref_.empty(); }
 
-  struct Errors {
-    gemm::GemmError vs_cublas, vs_cpu;
-    bool has_cublas = false, has_cpu = false;
-    CheckResult check;
-  };
+  using Errors = gemm::GemmErrors;
   Errors check(bool is_cublas) const;
 
   const bf16* a_device() const { return a_.data() + offset_; }
