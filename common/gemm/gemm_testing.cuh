@@ -118,23 +118,26 @@ inline void check_alpha_beta(const std::vector<GemmVariant>& variants, bool stop
 //   m - 1 rows: the last row keeps the initial C (beta != 0) and the check must fail there;
 //   beta = 0 (C filled with NaN) but the kernel told beta = 1e-30: it reads C, and the NaN must fail the check
 //     (the alpha/beta cases above show that every kernel told beta = 0 leaves no NaN).
-inline void check_planted_bugs(const std::vector<GemmVariant>& variants) {
+// PROBLEM: the ladder's problem (GemmProblem, gemm_tc::TcProblem); SKIP(v): true for a variant not to plant in
+// (a known defect, or an instruction this GPU lacks).
+template <class Problem, class Variant, class Skip>
+void check_planted_bugs_of(const std::vector<Variant>& variants, Skip skip) {
   require_supported_gpu();
   const std::vector<Shape> shapes = {{1, 1, 1}, {33, 65, 17}, {127, 129, 63}, {128, 128, 64}, {64, 1024, 32}};
   for (const Shape& s : shapes) {
     for (const auto& v : variants) {
-      if (!v.known_defect.empty()) continue;
+      if (skip(v)) continue;
       INFO(v.name << " at M = " << s.m << ", N = " << s.n << ", K = " << s.k);
       const std::uint64_t seed = tut::testing::test_seed() + work_of(s);
       {
-        GemmProblem p(s.m, s.n, s.k, kDefaultAlpha, kDefaultBeta, seed);
+        Problem p(s.m, s.n, s.k, kDefaultAlpha, kDefaultBeta, seed);
         p.compute_references(false);
         p.reset_c(0);
         if (v.setup) v.setup(s.m + 1, s.n, s.k);  // the wrong launcher sets up the shape it launches
         v.launch(s.m + 1, s.n, s.k, p.alpha(), p.a_device(), p.b_device(), p.beta(), p.c_device(), 0);
         TUT_CHECK_LAUNCH();
         TUT_CUDA_CHECK(cudaDeviceSynchronize());
-        const GemmProblem::Errors values = p.check(false);
+        const GemmErrors values = p.check(false);
         CHECK_MESSAGE(values.check.ok, "the first M rows: " << values.check.message());
         const CheckResult r = with_buffer_checks(values.check);
         CHECK_FALSE(r.ok);
@@ -142,7 +145,7 @@ inline void check_planted_bugs(const std::vector<GemmVariant>& variants) {
         CHECK_MESSAGE(r.detail.find(where) != std::string::npos, "M + 1 rows: " << r.message());
       }
       {
-        GemmProblem p(s.m, s.n, s.k, kDefaultAlpha, kDefaultBeta, seed);
+        Problem p(s.m, s.n, s.k, kDefaultAlpha, kDefaultBeta, seed);
         p.compute_references(false);
         p.reset_c(0);
         if (v.setup) v.setup(s.m - 1, s.n, s.k);
@@ -154,7 +157,7 @@ inline void check_planted_bugs(const std::vector<GemmVariant>& variants) {
         CHECK_MESSAGE(r.detail.find("wrote") == std::string::npos, "M - 1 rows: " << r.message());
       }
       {
-        GemmProblem p(s.m, s.n, s.k, kDefaultAlpha, 0.0f, seed);
+        Problem p(s.m, s.n, s.k, kDefaultAlpha, 0.0f, seed);
         p.compute_references(false);
         p.reset_c(0);  // beta = 0: C is all NaN
         if (v.setup) v.setup(s.m, s.n, s.k);
@@ -167,6 +170,10 @@ inline void check_planted_bugs(const std::vector<GemmVariant>& variants) {
       }
     }
   }
+}
+
+inline void check_planted_bugs(const std::vector<GemmVariant>& variants) {
+  check_planted_bugs_of<GemmProblem>(variants, [](const GemmVariant& v) { return !v.known_defect.empty(); });
 }
 
 // The tests of an exercise that writes a GEMM launcher: every case above, stopping at the first wrong one.

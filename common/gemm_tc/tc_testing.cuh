@@ -102,53 +102,7 @@ inline void check_alpha_beta(const std::vector<TcVariant>& variants) {
 // Planted bugs, launched as a wrong launcher would: M + 1 rows must hit C's guard (named), M - 1 rows must
 // fail the check, beta = 0 (NaN C) told as 1e-30 must read the NaN and fail.
 inline void check_planted_bugs(const std::vector<TcVariant>& variants) {
-  require_supported_gpu();
-  const std::vector<Shape> shapes = {{1, 1, 1}, {33, 65, 17}, {127, 129, 63}, {128, 128, 64}, {64, 1024, 32}};
-  for (const Shape& s : shapes) {
-    for (const auto& v : variants) {
-      if (!variant_runs_here(v)) continue;
-      INFO(v.name << " at M = " << s.m << ", N = " << s.n << ", K = " << s.k);
-      const std::uint64_t seed = tut::testing::test_seed() + work_of(s);
-      {
-        TcProblem p(s.m, s.n, s.k, kDefaultAlpha, kDefaultBeta, seed);
-        p.compute_references(false);
-        p.reset_c(0);
-        if (v.setup) v.setup(s.m + 1, s.n, s.k);
-        v.launch(s.m + 1, s.n, s.k, p.alpha(), p.a_device(), p.b_device(), p.beta(), p.c_device(), 0);
-        TUT_CHECK_LAUNCH();
-        TUT_CUDA_CHECK(cudaDeviceSynchronize());
-        const TcProblem::Errors values = p.check(false);
-        CHECK_MESSAGE(values.check.ok, "the first M rows: " << values.check.message());
-        const CheckResult r = with_buffer_checks(values.check);
-        CHECK_FALSE(r.ok);
-        const std::string where = "past the end of the " + std::to_string(s.m * s.n) + "-element float buffer 'C'";
-        CHECK_MESSAGE(r.detail.find(where) != std::string::npos, "M + 1 rows: " << r.message());
-      }
-      {
-        TcProblem p(s.m, s.n, s.k, kDefaultAlpha, kDefaultBeta, seed);
-        p.compute_references(false);
-        p.reset_c(0);
-        if (v.setup) v.setup(s.m - 1, s.n, s.k);
-        v.launch(s.m - 1, s.n, s.k, p.alpha(), p.a_device(), p.b_device(), p.beta(), p.c_device(), 0);
-        TUT_CHECK_LAUNCH();
-        TUT_CUDA_CHECK(cudaDeviceSynchronize());
-        const CheckResult r = with_buffer_checks(p.check(false).check);
-        CHECK_FALSE(r.ok);
-      }
-      {
-        TcProblem p(s.m, s.n, s.k, kDefaultAlpha, 0.0f, seed);
-        p.compute_references(false);
-        p.reset_c(0);
-        if (v.setup) v.setup(s.m, s.n, s.k);
-        v.launch(s.m, s.n, s.k, p.alpha(), p.a_device(), p.b_device(), 1e-30f, p.c_device(), 0);
-        TUT_CHECK_LAUNCH();
-        TUT_CUDA_CHECK(cudaDeviceSynchronize());
-        const CheckResult r = with_buffer_checks(p.check(false).check);
-        CHECK_FALSE(r.ok);
-        CHECK_MESSAGE(r.detail.find("NaN") != std::string::npos, "C read with beta = 0: " << r.message());
-      }
-    }
-  }
+  tut::gemm::testing::check_planted_bugs_of<TcProblem>(variants, [](const TcVariant& v) { return !variant_runs_here(v); });
 }
 
 // The chapter program's own path (workload, runner check, cuBLAS row) at square sizes.
