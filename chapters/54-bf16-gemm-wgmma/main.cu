@@ -22,16 +22,17 @@ tut::gemm_tc::TcVariant wgmma_variant(const std::string& name, const std::string
 // The stage and its tile-shape candidates (on demand: --variant NAME or --variant all).
 std::vector<tut::gemm_tc::TcVariant> wgmma_variants() {
   return {
-      wgmma_variant<256, 3>("bf16-gemm-wgmma",
-                            "2 warpgroups, each a 64 x 256 wgmma.m64n256k16 tile read from 128-byte-swizzled shared "
-                            "memory, fed by a 3-stage cp.async pipeline (128 x 256 x 64 block, 145 KiB; sm_90a)",
+      wgmma_variant<128, 3>("bf16-gemm-wgmma",
+                            "2 warpgroups, each a 64 x 128 wgmma.m64n128k16 tile read from 128-byte-swizzled shared "
+                            "memory, fed by a 3-stage cp.async pipeline (128 x 128 x 64 block, 97 KiB: two blocks per "
+                            "SM, registers capped at 128; sm_90a)",
                             false),
-      wgmma_variant<256, 4>("wgmma-128x256-4-stages",
-                            "the stage's kernel with 4 stages instead of 3 (193 KiB, one block per SM)", true),
-      wgmma_variant<128, 3>("wgmma-128x128-3-stages",
-                            "the stage's kernel with a 128 x 128 x 64 block (m64n128k16) and 3 stages (97 KiB, "
-                            "two blocks per SM, registers capped at 128)",
+      wgmma_variant<256, 3>("wgmma-128x256-3-stages",
+                            "the stage's kernel with a 128 x 256 x 64 block (m64n256k16) and 3 stages (145 KiB, one "
+                            "block per SM)",
                             true),
+      wgmma_variant<256, 4>("wgmma-128x256-4-stages",
+                            "the 128 x 256 x 64 block with 4 stages (193 KiB, one block per SM)", true),
   };
 }
 

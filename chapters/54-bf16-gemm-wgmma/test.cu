@@ -21,7 +21,7 @@ TEST_CASE("54: a launch before setup_gemm_wgmma() throws instead of setting up i
   tut::require_supported_gpu();
   bool done = true;
   try {
-    gemm_wgmma::setup_done<256, 3>.require("54", "setup_gemm_wgmma");
+    gemm_wgmma::setup_done<128, 3>.require("54", "setup_gemm_wgmma");
   } catch (const std::logic_error&) {
     done = false;
   }
@@ -29,7 +29,7 @@ TEST_CASE("54: a launch before setup_gemm_wgmma() throws instead of setting up i
     MESSAGE("already set up in this process (test order changed): the contract is not testable here");
     return;
   }
-  CHECK_THROWS_WITH_AS((gemm_wgmma::gemm<256, 3>(128, 256, 64, 1.0f, nullptr, nullptr, 0.0f, nullptr, 0)),
+  CHECK_THROWS_WITH_AS((gemm_wgmma::gemm<128, 3>(128, 128, 64, 1.0f, nullptr, nullptr, 0.0f, nullptr, 0)),
                        doctest::Contains("setup_gemm_wgmma"), std::logic_error);
 }
 

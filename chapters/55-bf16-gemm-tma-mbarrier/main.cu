@@ -23,16 +23,17 @@ tut::gemm_tc::TcVariant tma_variant(const std::string& name, const std::string& 
 // The stage and its tile-shape candidates (on demand: --variant NAME or --variant all).
 std::vector<tut::gemm_tc::TcVariant> tma_variants() {
   return {
-      tma_variant<256, 3>("bf16-gemm-tma-mbarrier",
+      tma_variant<128, 3>("bf16-gemm-tma-mbarrier",
                           "chapter 54's wgmma kernel fed by TMA: one thread loads each slice's A and B boxes, full and "
-                          "empty mbarriers per stage instead of cp.async and a block barrier (128 x 256 x 64, 3 "
-                          "stages, 145 KiB; sm_90a; K % 8 != 0 or misaligned rows: chapter 54's kernel)",
+                          "empty mbarriers per stage instead of cp.async and a block barrier (128 x 128 x 64, 3 "
+                          "stages, 97 KiB, two blocks per SM; sm_90a; K % 8 != 0 or misaligned rows: chapter 54's "
+                          "kernel)",
                           false),
-      tma_variant<256, 4>("tma-128x256-4-stages", "the stage's kernel with 4 stages instead of 3 (193 KiB)", true),
-      tma_variant<128, 3>("tma-128x128-3-stages",
-                          "the stage's kernel with a 128 x 128 x 64 block (m64n128k16) and 3 stages (97 KiB, two "
-                          "blocks per SM)",
+      tma_variant<256, 3>("tma-128x256-3-stages",
+                          "the stage's kernel with a 128 x 256 x 64 block (m64n256k16) and 3 stages (145 KiB, one "
+                          "block per SM)",
                           true),
+      tma_variant<256, 4>("tma-128x256-4-stages", "the 128 x 256 x 64 block with 4 stages (193 KiB)", true),
   };
 }
 
@@ -43,8 +44,8 @@ std::vector<tut::gemm_tc::TcVariant> chapter_variants() {
   v.push_back({"bf16-gemm-wgmma",
                "the previous stage, chapter 54's kernel (cp.async pipeline and block barriers feeding wgmma), for the "
                "same-run comparison",
-               gemm_wgmma::gemm<256, 3>, 90, true,
-               [](int, int, int) { gemm_wgmma::setup_gemm_wgmma<256, 3>("bf16-gemm-wgmma"); }});
+               gemm_wgmma::gemm<128, 3>, 90, true,
+               [](int, int, int) { gemm_wgmma::setup_gemm_wgmma<128, 3>("bf16-gemm-wgmma"); }});
   v.push_back({"bf16-gemm-cp-async-pipeline",
                "chapter 53's stage (cp.async pipeline feeding ldmatrix + mma.sync): the fallback off sm_90a",
                gemm_multistage::gemm, 80, true, [](int, int, int) { gemm_multistage::setup_gemm_multistage(); }});

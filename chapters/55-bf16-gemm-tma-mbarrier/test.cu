@@ -22,7 +22,7 @@ TEST_CASE("55: a launch before setup_gemm_tma() throws instead of setting up ins
   tut::require_supported_gpu();
   bool done = true;
   try {
-    gemm_tma::setup_done<256, 3>.require("55", "setup_gemm_tma");
+    gemm_tma::setup_done<128, 3>.require("55", "setup_gemm_tma");
   } catch (const std::logic_error&) {
     done = false;
   }
@@ -30,7 +30,7 @@ TEST_CASE("55: a launch before setup_gemm_tma() throws instead of setting up ins
     MESSAGE("already set up in this process (test order changed): the contract is not testable here");
     return;
   }
-  CHECK_THROWS_WITH_AS((gemm_tma::gemm<256, 3>(128, 256, 64, 1.0f, nullptr, nullptr, 0.0f, nullptr, 0)),
+  CHECK_THROWS_WITH_AS((gemm_tma::gemm<128, 3>(128, 128, 64, 1.0f, nullptr, nullptr, 0.0f, nullptr, 0)),
                        doctest::Contains("setup_gemm_tma"), std::logic_error);
 }
 
