@@ -24,6 +24,10 @@ COMMIT = "1c6e409"
 PROVENANCE = f"NVIDIA H200, CUDA 13.0, 2026-11-28, the working tree of commit `{COMMIT}`"
 # The calls' commits and --budget-ms (README.md of this folder): call 1's runs, call 3's (chapters 54-55).
 CALLS = {"c1": ("1c6e409", 300), "c3": ("56610da", 200)}
+# The call whose --variant all runs at three shapes feed candidates_table, and the chapters of the ncu capture
+# (the 2026-11-28-h200-s3 script points these, and the paths above, at its own folder).
+CANDIDATES_CALL = "c3"
+NCU_CHAPTERS = "50-53"
 
 
 def provenance(call):
@@ -147,21 +151,12 @@ def ncu_sentence(index):
     values = dict(a=num(here[col_a]), b=num(here[col_b]), p=num(prev[col_a]), pb=num(prev[col_b]))
     metrics = ", ".join(f"`{NCU_METRICS[c]}`" for c in (col_a, col_b))
     return (f"**The `ncu` metric that shows why** ({metrics}): " + text.format(**values) +
-            f" (`tools/ncu-compare --preset tensor --chapters 50-53 --m 4096 --n 4096 --k 4096`, {PROVENANCE}; raw: "
+            f" (`tools/ncu-compare --preset tensor --chapters {NCU_CHAPTERS} --m 4096 --n 4096 --k 4096`, {PROVENANCE}; raw: "
             f"[ncu-tensor.csv]({RAW_LINK}{NCU_CSV})).")
 
 
 def screen(index):
-    if index in NCU_WHY:
-        return lambda: first_table(index) + "\n\n" + ncu_sentence(index)
-    return lambda: first_table(index) + "\n\n" + NO_NCU.format(chapter=LADDER[index][0][:2])
-
-
-NO_NCU = ("**The `ncu` metric that shows why:** not captured yet. `wgmma` runs on the tensor pipe's `gmma` side, "
-          "which the `tensor` preset's `hmma` metric does not count; on an sm_90 GPU, `tools/ncu-compare --preset tensor "
-          "--chapters 53,{chapter} --m 4096 --n 4096 --k 4096 --metrics "
-          "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active` adds the Hopper metric to the "
-          "preset's.")
+    return lambda: first_table(index) + "\n\n" + ncu_sentence(index)
 
 
 SHAPES_C3 = ("4096x4096x4096", "8192x8192x8192", "4095x4097x4096")
@@ -188,8 +183,8 @@ def candidates_table(index):
                f"`{best}` is {float(st['median_ms']) / float(b['median_ms']):.2f}x faster than the stage at 4096³ "
                f"({100 * tflops(b) / peak:.1f}% of the tensor peak): the stage's tile was chosen before any GPU run, "
                "and this run says to choose again")
-    out += ["", f"Three runs of `{chapter} --variant all --budget-ms 200 --m M --n N --k K` ({provenance('c3')}; raw: "
-                f"[c3/]({RAW_LINK}c3/)); each ratio from one process. Here {verdict}. At 4095 × 4097 × 4096 "
+    out += ["", f"Three runs of `{chapter} --variant all --budget-ms 200 --m M --n N --k K` ({provenance(CANDIDATES_CALL)}; raw: "
+                f"[{CANDIDATES_CALL}/]({RAW_LINK}{CANDIDATES_CALL}/)); each ratio from one process. Here {verdict}. At 4095 × 4097 × 4096 "
                 f"cuBLAS takes {float(runs[SHAPES_C3[2]]['cublas']['median_ms']) * 1000:.0f} µs ("
                 f"{float(runs[SHAPES_C3[0]]['cublas']['median_ms']) * 1000:.0f} µs at 4096³; the rows of C, 4097 floats, "
                 "are not 16-byte aligned there; which kernel cuBLAS picks was not profiled)."]
@@ -197,7 +192,7 @@ def candidates_table(index):
 
 
 def run_rows_at(chapter, shape):
-    with open(HERE / "c3" / f"{chapter}-{shape}.csv") as f:
+    with open(HERE / CANDIDATES_CALL / f"{chapter}-{shape}.csv") as f:
         return {r["variant"]: r for r in csv.DictReader(f)}
 
 
@@ -367,9 +362,9 @@ def both_gpus():
     return "\n".join(out)
 
 
-TABLES = [(f"{c}-h200", screen(i)) for i, (c, _) in enumerate(LADDER) if (HERE / RUN_FILES[c]).is_file()] + [
-    ("53-sweep-h200", sweep_table), ("18-plan-h200", tuning_18),
-    ("54-candidates-h200", lambda: candidates_table(4)), ("55-candidates-h200", lambda: candidates_table(5))] + [
+# Chapters 54 and 55's tables moved to the 2026-11-28-h200-s3 folder (their stage changed after this session).
+TABLES = [(f"{c}-h200", screen(i)) for i, (c, _) in enumerate(LADDER[:4])] + [
+    ("53-sweep-h200", sweep_table), ("18-plan-h200", tuning_18)] + [
     (f"{num}-h200-length", (lambda n: lambda: length_run(n))(num)) for num in LENGTH_RUNS] + [
     ("tuned-both-gpus", both_gpus)]
 BLOCKS = {name: name for name, _ in TABLES}
