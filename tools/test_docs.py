@@ -453,6 +453,19 @@ class ChapterMapTest(unittest.TestCase):
         self.assertEqual(got[5], "| 20 | [g](chapters/20/) | sgemm | 8.9% of FP32 peak, 0.12x cuBLAS |")
         self.assertEqual(got[6], "| 07 | [s](chapters/07/) | not run | not measured yet |")
 
+    def test_render_several_files(self):
+        """A marker may name several results files of one GPU: a chapter's cell comes from the last that measured
+        it; files of two GPUs are an error."""
+        from tutkit import chapter_map
+        later = {"meta": {"gpu": "Fake GPU 80GB"},
+                 "stages": {"rows": [{"number": 5, "ours_ms": 1.5, "x_prev": None, "pct_memcpy": 50.0, "vs_cub": 0.01}]}}
+        got = chapter_map.render(self.BODY, [self.RESULTS, later]).splitlines()
+        self.assertEqual(got[3], "| 05 | [s](chapters/05/) | the scan | 50.0% of copy, 0.010x CUB |")
+        self.assertEqual(got[4], "| 06 | [s](chapters/06/) | shared memory | 2.00x prev, 80.5% of copy, 1.13x CUB |")
+        other = dict(later, meta={"gpu": "Other GPU"})
+        with self.assertRaisesRegex(ValueError, "different GPUs"):
+            chapter_map.render(self.BODY, [self.RESULTS, other])
+
     def test_length_runs(self):
         """36-38's cells come from a committed run at their own length, with the previous stage in the same table,
         only when that run's GPU is the results file's."""

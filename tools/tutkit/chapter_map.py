@@ -4,7 +4,9 @@ README.md holds the map between
     <!-- chapter-map: docs/results/nvidia-h100-80gb-hbm3.json -->
     ... a table: | # | chapter | what you learn | result on <GPU> |
     <!-- /chapter-map -->
-The first three columns are prose, kept as written. The last is written here from the results file the marker
+The marker may name several results files of one GPU, oldest first: a chapter's cell comes from the last file that
+measured it (a later run of a few chapters, e.g. `tools/results --chapters 50-56`, updates only theirs). The first
+three columns are prose, kept as written. The last is written here from the results file the marker
 names (the `stages` and `ladders` tables tools/results computed, and the programs' own rows): every ratio but
 "x prev" is from one process (the stage and its reference timed by the same program on the same data); "x prev"
 divides the previous chapter's time by this one's, from the chapter's own program where it times the previous stage
@@ -19,7 +21,7 @@ from pathlib import Path
 
 from .common import REPO_ROOT
 
-BLOCK = re.compile(r"<!-- chapter-map: (?P<results>[\w./-]+) -->\n(?P<body>.*?)<!-- /chapter-map -->", re.S)
+BLOCK = re.compile(r"<!-- chapter-map: (?P<results>[\w./-]+(?: [\w./-]+)*) -->\n(?P<body>.*?)<!-- /chapter-map -->", re.S)
 ROW = re.compile(r"^\|\s*(?P<num>\d\d)\s*\|")
 
 # Chapters outside the three ladders: which program's row makes the headline, and what it says.
@@ -163,9 +165,16 @@ def headlines(results, root=REPO_ROOT):
 
 
 def render(body, results, root=REPO_ROOT):
-    """BODY (the map's table) with its last column written from RESULTS; the header names the GPU."""
-    cells = headlines(results, root)
-    gpu = (results.get("meta") or {}).get("gpu") or "unknown GPU"
+    """BODY (the map's table) with its last column written from RESULTS (one results document, or a list of them
+    from one GPU, oldest first: a later document's cell replaces an earlier one's); the header names the GPU."""
+    docs = results if isinstance(results, list) else [results]
+    gpus = {(d.get("meta") or {}).get("gpu") for d in docs}
+    if len(gpus) > 1:
+        raise ValueError(f"chapter map: results files of different GPUs ({', '.join(sorted(map(str, gpus)))})")
+    cells = {}
+    for d in docs:
+        cells.update(headlines(d, root))
+    gpu = gpus.pop() or "unknown GPU"
     lines = []
     for line in body.splitlines():
         cols = line.rstrip().rstrip("|").split("|")
@@ -178,9 +187,19 @@ def render(body, results, root=REPO_ROOT):
     return "\n".join(lines) + "\n"
 
 
+def results_paths(spec, root=REPO_ROOT):
+    """The results files a marker names (space-separated, oldest first), as paths under ROOT."""
+    return [Path(root) / name for name in spec.split()]
+
+
+def load_results(spec, root=REPO_ROOT):
+    """The documents of the results files a marker names; raises FileNotFoundError for a missing one."""
+    return [json.loads(p.read_text()) for p in results_paths(spec, root)]
+
+
 def fill(text, root=REPO_ROOT):
     """TEXT with every chapter-map block rewritten; raises FileNotFoundError for a missing results file."""
     def repl(m):
-        results = json.loads((Path(root) / m.group("results")).read_text())
+        results = load_results(m.group("results"), root)
         return f"<!-- chapter-map: {m.group('results')} -->\n{render(m.group('body'), results, root)}<!-- /chapter-map -->"
     return BLOCK.sub(repl, text)

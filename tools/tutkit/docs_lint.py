@@ -408,11 +408,17 @@ class Lint:
     def check_chapter_map(self, path, text):
         from . import chapter_map
         for m in chapter_map.BLOCK.finditer(text):
-            results = self.root / m.group("results")
-            if not results.is_file():
-                self.add(path, line_of(text, m.start()), "map", f"no such results file {m.group('results')}")
+            missing = [p for p in chapter_map.results_paths(m.group("results"), self.root) if not p.is_file()]
+            if missing:
+                self.add(path, line_of(text, m.start()), "map",
+                         f"no such results file {missing[0].relative_to(self.root)}")
                 continue
-            want = chapter_map.render(m.group("body"), json.loads(results.read_text()), self.root)
+            try:
+                want = chapter_map.render(m.group("body"), chapter_map.load_results(m.group("results"), self.root),
+                                          self.root)
+            except ValueError as e:
+                self.add(path, line_of(text, m.start()), "map", str(e))
+                continue
             if m.group("body") != want:
                 self.add(path, line_of(text, m.start()), "map", "the chapter map's result column differs from "
                          f"what {m.group('results')} gives (tools/lint-docs --fill writes it)")
