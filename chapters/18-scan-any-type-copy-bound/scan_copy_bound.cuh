@@ -7,16 +7,16 @@
 //   - the operator: Sum (identity 0; signed sums wrap in two's complement: they run on the unsigned twin
 //     of T) or Max (identity -inf for floating point, numeric_limits<T>::lowest() for integers; NaN propagates).
 // Status words: a 4-byte value shares one 64-bit word with its flag (chapter 17's relaxed words); an 8-byte
-// value cannot, so it lives in two arrays (aggregate, inclusive prefix, each written once) beside a 32-bit flag
-// published with release and read back with an acquire fence (CUB instead packs an 8-byte primitive value with
-// its flag in one 16-byte word, ScanTileState's ulonglong2; it splits the status only for larger types).
+// value cannot, so each of its 32-bit halves shares a 64-bit word with a copy of the flag, and a reader takes the
+// value only when both copies agree (PairedStatus; CUB instead packs an 8-byte primitive value with its flag in
+// one 16-byte word, ScanTileState's ulonglong2, read and written with 16-byte accesses).
 // Floating-point sums are not associative, so where the operator is not exactly regroupable (Op::regroupable)
 // the look-back folds the predecessors' values one by one in tile order instead of a warp tree: then every
 // tile's inclusive prefix is, bit for bit, ((A0 + A1) + A2) + ... of the tile aggregates, whichever
 // predecessor's prefix the look-back happened to stop at, and the result is deterministic for a fixed size and
 // tuning (README, "Floating-point sums").
 //
-//   init_tile_status_kernel<Flag>    reset the tile counter and every tile's flag to X
+//   init_tile_status_kernel<Flag>    reset the tile counter and every status word's flag to X
 //   scan_tiles_kernel<K>            <<<tiles, threads, staged bytes>>>  one tile per block
 #pragma once
 
@@ -143,43 +143,58 @@ using tut::lookback::kInvalid;
 // 4-byte values: PackedStatus (flag and value in one 64-bit word), in packed_status.cuh, included above: the
 // block that exercise 18 asks for.
 
-// 8-byte values: a 32-bit flag per tile, released after the value it announces; the aggregate and the inclusive
-// prefix in arrays of their own, each element written once, so a reader never sees a value change.
+// 8-byte values: a 64-bit value leaves no room for the flag in one 64-bit atomic word, so each 32-bit half of it
+// gets a word of its own with a copy of the flag (word 2t: flag | low half, word 2t + 1: flag | high half), each
+// published and read with relaxed 64-bit atomics, as the 4-byte words are. A reader that sees the same flag in
+// both words has both halves of one publication (a tile publishes A once, then P once); different flags are a
+// publication caught halfway, read as X, so the look-back reads again. No fence and no second, dependent load:
+// the flag and the value arrive together.
 template <class T>
-struct SplitStatus {
-  using Flag = std::uint32_t;
-  using Observed = std::uint32_t;
-  Flag* flags;
-  T* aggregates;
-  T* inclusives;
+struct PairedStatus {
+  static_assert(sizeof(T) == 8, "two 32-bit halves");
+  using Flag = unsigned long long;  // the words the status reset clears (two per tile)
+  struct Observed {
+    Flag low, high;
+  };
+  static constexpr int kWordsPerTile = 2;
+  Flag* words;
 
-  // Publishes the block's own tile (>= 0): indexed as unsigned, with no sign extension (a register) to hold.
   __device__ void publish(int tile, std::uint32_t flag, T value) const {
-    T* slot = flag == kInclusive ? inclusives : aggregates;
-    cuda::atomic_ref<T, cuda::thread_scope_device>(slot[static_cast<unsigned>(tile)]).store(value, cuda::memory_order_relaxed);
-    cuda::atomic_ref<Flag, cuda::thread_scope_device>(flags[static_cast<unsigned>(tile)])
-        .store(flag, cuda::memory_order_release);
+    std::uint64_t b;
+    std::memcpy(&b, &value, sizeof b);
+    const Flag tag = static_cast<Flag>(flag) << 32;
+    const unsigned w = 2u * static_cast<unsigned>(tile);  // own tile: >= 0
+    cuda::atomic_ref<Flag, cuda::thread_scope_device>(words[w]).store(tag | (b & 0xffffffffu), cuda::memory_order_relaxed);
+    cuda::atomic_ref<Flag, cuda::thread_scope_device>(words[w + 1]).store(tag | (b >> 32), cuda::memory_order_relaxed);
   }
   __device__ Observed observe(int tile) const {
-    return cuda::atomic_ref<Flag, cuda::thread_scope_device>(flags[tile]).load(cuda::memory_order_relaxed);
+    return {cuda::atomic_ref<Flag, cuda::thread_scope_device>(words[2 * tile]).load(cuda::memory_order_relaxed),
+            cuda::atomic_ref<Flag, cuda::thread_scope_device>(words[2 * tile + 1]).load(cuda::memory_order_relaxed)};
   }
-  __device__ static std::uint32_t flag(Observed o) { return o; }
-  // Call after acquire_published(): the flag read then guarantees the value it announces.
-  __device__ T value(Observed o, int tile) const {
-    T* slot = o == kInclusive ? inclusives : aggregates;
-    return cuda::atomic_ref<T, cuda::thread_scope_device>(slot[tile]).load(cuda::memory_order_relaxed);
+  __device__ static std::uint32_t flag(Observed o) {
+    const auto low = static_cast<std::uint32_t>(o.low >> 32), high = static_cast<std::uint32_t>(o.high >> 32);
+    return low == high ? low : static_cast<std::uint32_t>(kInvalid);  // halfway through a publication: X
   }
-  __device__ static Observed virtual_inclusive() { return kInclusive; }
+  __device__ T value(Observed o, int) const {
+    const std::uint64_t b = (o.high << 32) | (o.low & 0xffffffffu);
+    T v;
+    std::memcpy(&v, &b, sizeof v);
+    return v;
+  }
+  __device__ static Observed virtual_inclusive() {
+    const Flag tag = static_cast<Flag>(kInclusive) << 32;
+    return {tag, tag};
+  }
 };
 
 template <class T>
-using TileStatus = std::conditional_t<sizeof(T) == 4, PackedStatus<T>, SplitStatus<T>>;
+using TileStatus = std::conditional_t<sizeof(T) == 4, PackedStatus<T>, PairedStatus<T>>;
 
-// After relaxed flag reads that saw a publication: an acquire fence makes the released value visible
-// (only the split layout needs it; the packed word carries its value).
-template <class T>
-__device__ __forceinline__ void acquire_published() {
-  if constexpr (sizeof(T) == 8) cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
+// Words per tile of a status layout: 1 (PackedStatus), 2 (PairedStatus).
+template <class Status>
+constexpr int words_per_tile() {
+  if constexpr (sizeof(typename Status::Observed) == sizeof(typename Status::Flag)) return 1;
+  else return Status::kWordsPerTile;
 }
 
 // ---- Workspace: counter (own 128-byte line), flags, then (8-byte values) aggregates and inclusive prefixes --
@@ -193,27 +208,18 @@ inline std::size_t tile_count(std::size_t n) {
 
 template <class K>
 inline std::size_t workspace_bytes_for(std::size_t n) {
-  using T = typename K::Value;
-  const std::size_t tiles = tile_count<K>(n);
-  std::size_t bytes = kStatusOffset + round_up(tiles * sizeof(typename TileStatus<T>::Flag), 16);
-  if constexpr (sizeof(T) == 8) bytes += 2 * tiles * sizeof(T);
-  return bytes;
+  using Status = TileStatus<typename K::Value>;
+  return kStatusOffset + tile_count<K>(n) * words_per_tile<Status>() * sizeof(typename Status::Flag);
 }
 
 template <class T>
-inline TileStatus<T> workspace_status(void* workspace, std::size_t tiles) {
-  auto* base = static_cast<unsigned char*>(workspace) + kStatusOffset;
+inline TileStatus<T> workspace_status(void* workspace) {
   using Flag = typename TileStatus<T>::Flag;
-  if constexpr (sizeof(T) == 4) {
-    return {reinterpret_cast<Flag*>(base)};
-  } else {
-    T* aggregates = reinterpret_cast<T*>(base + round_up(tiles * sizeof(Flag), 16));
-    return {reinterpret_cast<Flag*>(base), aggregates, aggregates + tiles};
-  }
+  return {reinterpret_cast<Flag*>(static_cast<unsigned char*>(workspace) + kStatusOffset)};
 }
 inline unsigned* workspace_tile_counter(void* workspace) { return static_cast<unsigned*>(workspace); }
 
-// Resets the counter and every tile's flag to X before each scan.
+// Resets the counter and every status word's flag to X before each scan.
 template <class Flag>
 __global__ void init_tile_status_kernel(unsigned* tile_counter, Flag* flags, std::int64_t tiles) {
   const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -295,7 +301,6 @@ __device__ __forceinline__ typename K::Value look_back(const Status& status, int
       sleep_ns = sleep_ns < 512 ? 2 * sleep_ns : 512;
       if (predecessor >= 0) seen = status.observe(predecessor);
     }
-    acquire_published<T>();
     return seen;
   };
   const auto value_in = [&](int window_end, auto seen) {
@@ -329,10 +334,10 @@ __device__ __forceinline__ typename K::Value look_back(const Status& status, int
         const int end = begin + kWarpSize < tile ? begin + kWarpSize : tile;
         const int t = begin + lane;
         auto again = t < end ? status.observe(t) : Status::virtual_inclusive();
-        while (__any_sync(kFullMask, Status::flag(again) == kInvalid)) {  // never: read once as A or P before
+        // Read once as A or P before: X here only for an 8-byte value caught between its A and P halves.
+        while (__any_sync(kFullMask, Status::flag(again) == kInvalid)) {
           if (t < end) again = status.observe(t);
         }
-        acquire_published<T>();
         const T v = t < end ? status.value(again, t) : Op::template identity<T>();
         const bool inclusive = t < end && Status::flag(again) == kInclusive;
         acc = fold_lanes_in_order<Op>(v, inclusive, 0, end - begin, acc, have);
@@ -639,12 +644,10 @@ inline void inclusive_scan_with(const typename K::Value* in, typename K::Value* 
   if (carry_in.present) shared_memory_allowed<K, true>.require("scan_copy_bound", "setup_scan<Tuning, true>");
   else shared_memory_allowed<K, false>.require("scan_copy_bound", "setup_scan<Tuning>");
   const std::size_t tiles = tile_count<K>(n);  // < 2^31 for any n that fits in a GPU's memory
-  const TileStatus<T> status = workspace_status<T>(workspace, tiles);
-  typename TileStatus<T>::Flag* flags;
-  if constexpr (sizeof(T) == 4) flags = status.words;
-  else flags = status.flags;
-  init_tile_status_kernel<<<tut::lookback::init_status_blocks(tiles), tut::lookback::kInitThreads, 0, stream>>>(
-      workspace_tile_counter(workspace), flags, static_cast<std::int64_t>(tiles));
+  const TileStatus<T> status = workspace_status<T>(workspace);
+  const std::size_t words = tiles * words_per_tile<TileStatus<T>>();
+  init_tile_status_kernel<<<tut::lookback::init_status_blocks(words), tut::lookback::kInitThreads, 0, stream>>>(
+      workspace_tile_counter(workspace), status.words, static_cast<std::int64_t>(words));
   TUT_CHECK_LAUNCH();
   const auto launch = [&](auto kernel) {
     kernel<<<static_cast<unsigned>(tiles), K::kBlockThreads, K::kStagedBytes, stream>>>(

@@ -1,5 +1,5 @@
 // Test of exercise 18: chapter 18's scan with the student's packed status word, for the three 4-byte types (the
-// 8-byte ones use the given SplitStatus): int32 sums (wrapping), uint32 and float max, against the CPU, exactly, at
+// 8-byte ones use the given PairedStatus): int32 sums (wrapping), uint32 and float max, against the CPU, exactly, at
 // adversarial sizes, around the tile (15,360 items), past a 32-tile look-back window, and run after run (the order
 // in which blocks publish changes). The same source tests the exercise and the solution.
 #include <packed_status.cuh>  // the file under test (the exercise's or the solution's, by the include path)

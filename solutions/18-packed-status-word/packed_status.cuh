@@ -5,8 +5,8 @@
 // Chapter 18: the tile status word of the 4-byte types (int32, uint32, float): the flag and the value's 32 bits
 // in one 64-bit word, so that one relaxed device-scope 64-bit atomic store publishes both together and one
 // relaxed load reads both together (chapter 17's word, for any 4-byte T). The 8-byte types cannot do this (a
-// 64-bit value leaves no room for the flag in one atomic access): their SplitStatus, in scan_copy_bound.cuh,
-// keeps the flag in a word of its own, released after the value.
+// 64-bit value leaves no room for the flag in one atomic access): their PairedStatus, in scan_copy_bound.cuh,
+// puts each 32-bit half of the value in a word of this layout, each with a copy of the flag.
 //
 //   bit 63 ............ 32 | 31 ............ 0
 //        flag (X, A, P)    |  the value's 32 bits (memcpy: a float's bits, not a conversion)
