@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the README blocks that come from this folder's captures (one NVIDIA H200, 2026-11-28, third session):
 chapters 54 and 55 with their stage changed to the 128 x 128 x 64 block (call 1, the working tree of commit
-c2f95f5): their first tables at 4096^3, their candidates at three shapes, and their ncu metric.
+c2f95f5): their first tables at 4096^3, their candidates at three shapes, and their ncu metric; chapter 18's
+sums before and after its two look-back changes (calls 2 and 3, and session 2's call 1 for "before").
 
   python3 docs/results/raw/2026-11-28-h200-s3/tables.py                  # writes tables/*.md
   python3 docs/results/raw/2026-11-28-h200-s3/tables.py --fill           # and fills the README blocks they feed
@@ -9,7 +10,9 @@ c2f95f5): their first tables at 4096^3, their candidates at three shapes, and th
 
 The tables are the 2026-11-28-h200-s2 script's (first_table, candidates_table, ncu_sentence), pointed at this
 folder: its functions read their paths from their module's globals, which this script sets."""
+import csv
 import pathlib
+import re
 import runpy
 import sys
 
@@ -45,8 +48,59 @@ g["NCU_WHY"].update({
         "cycles against {pb}%"),
 })
 
+# Chapter 18 on the H200: (label, before: (file under ../2026-11-28-h200-s2/c1/, commit), after: (file here,
+# commit), the change that matters for the row). Session 2's call 1 printed its runs to call1-output.txt.
+SUMS_18 = [
+    ("int32 sum, 2^28", "c2/c18__size_2_28.csv", "9d051af", "neither (4-byte, regroupable)"),
+    ("float sum, 2^28", "c3/c18__size_2_28___type_float.csv", "9057c86", "the fold"),
+    ("float sum, 2^30", "c2/c18__size_2_30___type_float.csv", "9d051af", "the fold"),
+    ("int64 sum, 2^28", "c3/c18__size_2_28___type_int64.csv", "9057c86", "the paired status"),
+    ("int64 sum, 2^30", "c3/c18__size_2_30___type_int64.csv", "9057c86", "the paired status"),
+    ("double sum, 2^28", "c3/c18__size_2_28___type_double.csv", "9057c86", "the fold and the paired status"),
+    ("double max, 2^28", "c3/c18__size_2_28___type_double___op_max.csv", "9057c86", "the paired status"),
+]
+def rows_18(path):
+    with open(HERE / path) as f:
+        return {r["variant"]: r for r in csv.DictReader(line for line in f if not line.startswith("#"))}
+
+
+def before_18():
+    """{"int32 sum, 2^28": (stage % of copy, vs CUB)} of the same GPU before both changes: session 2's call 1
+    (commit 1c6e409), whose output printed each run's CSV rows."""
+    text = (HERE.parent / "2026-11-28-h200-s2" / "c1" / "call1-output.txt").read_text()
+    out = {}
+    for args, block in re.findall(r"^\[\d+ s\] 18 (--size [^\n]*?) rc=0\n((?:18-scan[^\n]*\n)+)", text, re.M):
+        st = next(c for c in (line.split(",") for line in block.splitlines()) if c[1] == "scan-copy-bound")
+        typ = re.search(r"--type (\S+)", args)
+        size = re.search(r"--size (\S+)", args).group(1)
+        out[f"{typ.group(1) if typ else 'int32'} sum, {size}"] = (float(st[13]), float(st[14]))
+    return out
+
+
+def sums_18():
+    before = before_18()
+    out = ["| chapter 18 on the H200 | stage % of `cudaMemcpy` | CUB % of `cudaMemcpy` | stage vs CUB | before: % of "
+           "`cudaMemcpy`, vs CUB | what changed it |", "|---|---:|---:|---:|---:|---|"]
+    for label, path, commit, change in SUMS_18:
+        r = rows_18(path)
+        st, cub = r["scan-copy-bound"], r["cub"]
+        assert st["check"] == cub["check"] == "ok", path
+        was = f"{before[label][0]:.1f}, {before[label][1]:.3f}x" if label in before else "–"
+        tie = float(st["min_ms"]) <= float(cub["max_ms"]) and float(cub["min_ms"]) <= float(st["max_ms"])
+        out.append(f"| {label} | {float(st['pct_memcpy']):.1f} | {float(cub['pct_memcpy']):.1f} | "
+                   f"{float(st['speed_vs_ref']):.3f}x{' (a tie)' if tie else ''} | {was} | {change} |")
+    out += ["", "Each row from one process: `18-scan-any-type-copy-bound --type T --op OP --size N --budget-ms 300` "
+                "(NVIDIA H200, CUDA 13.0, 2026-11-28; the int32 and 2^30 float rows on the working tree of commit "
+                "`9d051af`, the others of `9057c86`; raw: [c2/](../../docs/results/raw/2026-11-28-h200-s3/c2/), "
+                "[c3/](../../docs/results/raw/2026-11-28-h200-s3/c3/)). \"Before\": the same GPU and command before "
+                "both changes (commit `1c6e409`, [call1-output.txt](../../docs/results/raw/2026-11-28-h200-s2/c1/"
+                "call1-output.txt)); \"–\": not run then. A tie: the ranges of the two rows' repetitions overlap."]
+    return "\n".join(out)
+
+
 TABLES = [(f"{LADDER[i][0]}-h200", S2["screen"](i)) for i in (4, 5)] + [
-    ("54-candidates-h200", lambda: S2["candidates_table"](4)), ("55-candidates-h200", lambda: S2["candidates_table"](5))]
+    ("54-candidates-h200", lambda: S2["candidates_table"](4)), ("55-candidates-h200", lambda: S2["candidates_table"](5)),
+    ("18-h200-sums", sums_18)]
 BLOCKS = {name: name for name, _ in TABLES}
 
 
