@@ -202,8 +202,11 @@ class ScanWorkload final : public Workload {
   }
 
   void setup(const std::string& variant) override {
-    for (const auto& v : variants_)
-      if (v.name == variant && v.setup) v.setup();
+    for (const auto& v : variants_) {
+      if (v.name != variant) continue;
+      if (v.setup) v.setup();
+      if (v.plan) v.plan(in_.data(), out_.data(), n_, workspace_.data());
+    }
   }
 
   void poison(cudaStream_t stream) override {

@@ -59,6 +59,10 @@ struct ScanVariant {
   // One-time set-up on the current device (the stage's setup_...(): idempotent, cheap on repeat), which the
   // workload's setup() calls before any run; empty for a scan that needs none.
   std::function<void()> setup = nullptr;
+  // A tuned stage's plan per GPU (docs/tuning-per-gpu.md), which the workload's setup() calls after `setup` with
+  // its own buffers: a measured search may run the candidates on them (out and the workspace are overwritten; the
+  // runner poisons both before the checked run). Empty for a scan without a plan.
+  std::function<void(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace)> plan = nullptr;
 };
 
 // The chapter description for a scan stage: the given variants plus CUB ("cub", the ratio

@@ -1,12 +1,15 @@
 // Chapter 17: the decoupled look-back scan with the tile landing in shared memory (cp.async or bulk copies),
-// rows in registers on top, and a pass 2 that scans the tile again. A plain run measures the stage, CUB and
-// cudaMemcpy; the configurations measured to choose the stage are on demand (--variant NAME, --variant all).
+// rows in registers on top, and a pass 2 that scans the tile again. A plain run measures the stage (its tile shape
+// chosen for this GPU by a plan: stage_plan.cuh), CUB and cudaMemcpy; the configurations measured to choose the
+// stage are on demand (--variant NAME, --variant all).
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "scan_reference.cuh"
 #include "lab/landing_zone_options.cuh"  // the lesson's kernel and its options
 #include "scan_lookback_landing_zone.cuh"
+#include "stage_plan.cuh"
 #include "../16-scan-decoupled-lookback-tuned/scan_decoupled_lookback_tuned.cuh"  // chapter 16's stage, on demand
 
 namespace landing = scan_lookback_landing_zone;
@@ -29,6 +32,27 @@ tut::scan::ScanVariant option_variant(const std::string& name, const std::string
           landing::setup_inclusive_scan_options<OptionsTuning>};
 }
 
+// The stage: the plan's candidate for this GPU (stage_plan.cuh), chosen in the workload's set-up; the default shape
+// until a plan runs (the tests that call the scan without the workload's set-up run that one).
+tut::scan::ScanVariant planned_stage() {
+  namespace plan = landing_zone_plan;
+  const auto stage = std::make_shared<plan::PlannedStage>();
+  tut::scan::ScanVariant v{
+      "scan-lookback-landing-zone",
+      "the stage: 192 threads x (48 int32 via cp.async + 32 in registers), pass 2 rescans, 6 blocks/SM, tiles from "
+      "the atomic counter (= lookback-rescan-hybrid-cpasync-t192-s48-r32), or 128 threads at 9 blocks/SM "
+      "(lookback-rescan-hybrid-cpasync-t128-s48-r32) where this GPU's plan says (the plan: line)",
+      plan::workspace_bytes,
+      [stage](const std::int32_t* in, std::int32_t* out, std::size_t n, void* workspace, cudaStream_t stream) {
+        stage->scan(in, out, n, workspace, stream);
+      },
+      "", /*on_demand=*/false, plan::setup_candidates};
+  v.plan = [stage](const std::int32_t* in, std::int32_t* out, std::size_t n, void* workspace) {
+    stage->choice = plan::plan_stage(in, out, n, workspace).choice;
+  };
+  return v;
+}
+
 // The stage, then every configuration measured to choose it (under the names they were measured with, in
 // chapter 16's program). staged-<copy>-t<threads>-i<items>: the whole tile in shared memory, per-vector
 // offsets kept; hybrid-...-s<staged>-r<register items>: rows in registers on top; rescan-...: pass 2 scans
@@ -47,14 +71,7 @@ std::vector<tut::scan::ScanVariant> landing_zone_variants() {
   constexpr auto kKept = Offsets::kKept;
   constexpr auto kRescan = Offsets::kRecomputed;
   return {
-      {"scan-lookback-landing-zone",
-       "the stage: 192 threads x (48 int32 via cp.async + 32 in registers), pass 2 rescans, 6 blocks/SM, "
-       "tiles from the atomic counter (= lookback-rescan-hybrid-cpasync-t192-s48-r32)",
-       landing::workspace_bytes,
-       [](const std::int32_t* in, std::int32_t* out, std::size_t n, void* workspace, cudaStream_t stream) {
-         landing::inclusive_scan(in, out, n, workspace, stream);
-       },
-       "", /*on_demand=*/false, landing::setup_inclusive_scan},
+      planned_stage(),
       // 1. The whole tile in shared memory, offsets kept.
       option_variant<OptionsTuning<256, 32, 0, 0, kCp, kCounter, kKept>>("lookback-staged-cpasync-t256-i32",
                                                                          "256 threads x 32 int32 via cp.async"),
@@ -101,6 +118,8 @@ std::vector<tut::scan::ScanVariant> landing_zone_variants() {
                                              "96 x (48 + 32), 11 blocks/SM (shared memory)"),
       config_variant<Tuning<160, 48, 32, 7>>("lookback-rescan-hybrid-cpasync-t160-s48-r32",
                                              "160 x (48 + 32), 7 blocks/SM"),
+      config_variant<landing_zone_plan::StageTuning>("lookback-rescan-hybrid-cpasync-t192-s48-r32",
+                                                     "192 x (48 + 32), 6 blocks/SM: the stage's default shape, fixed"),
       config_variant<Tuning<224, 48, 32, 5>>("lookback-rescan-hybrid-cpasync-t224-s48-r32",
                                              "224 x (48 + 32), 5 blocks/SM"),
       config_variant<Tuning<256, 48, 32, 4>>("lookback-rescan-hybrid-cpasync-t256-s48-r32",

@@ -5,8 +5,10 @@
 #include "main.cu"
 
 #include "lookback_testing.cuh"  // chapter 15's helpers (the include path is set in meson.build)
+#include "plan_testing.cuh"
 #include "scan_testing.cuh"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -41,10 +43,22 @@ const std::vector<TileOf> kTiles = {
       "lookback-rescan-hybrid-cpasync-t128-s48-r32-blockidx-pdl"}},
     {11264, {"lookback-rescan-hybrid-cpasync-t128-s48-r40"}},
     {12800, {"lookback-rescan-hybrid-cpasync-t160-s48-r32", "lookback-rescan-hybrid-cpasync-t160-s48-r32-blockidx"}},
-    {15360, {"scan-lookback-landing-zone", "lookback-rescan-hybrid-cpasync-t192-s48-r32-blockidx"}},
+    {15360,
+     {"scan-lookback-landing-zone", "lookback-rescan-hybrid-cpasync-t192-s48-r32",
+      "lookback-rescan-hybrid-cpasync-t192-s48-r32-blockidx"}},
     {17920, {"lookback-rescan-hybrid-cpasync-t224-s48-r32"}},
     {20480, {"lookback-rescan-hybrid-cpasync-t256-s48-r32"}},
 };
+
+// This process plans in a folder of its own (no test reads a plan another run cached).
+const tut::testing::ScopedPlanDir kTestPlans;
+
+// A size where the stage's plan is measured on an H100 or H200 (more than one wave of tiles; both candidates keep
+// the copy's bytes in flight), and the stage alone, through the chapter's workload (set-up, plan, checked run).
+constexpr std::uint64_t kMeasuredPlanSize = std::uint64_t{1} << 26;
+void check_stage_at(std::uint64_t n) {
+  tut::testing::check_all_variants(tut::testing::only_variants(chapter_spec(), {"scan-lookback-landing-zone"}), {n});
+}
 
 // Sizes for the repeated-run tests: smaller under a sanitizer, which runs kernels tens of times slower.
 std::vector<std::uint64_t> repeated_run_sizes() {
@@ -130,4 +144,30 @@ TEST_CASE("17: a launch before its set-up throws; after set-up it is correct") {
   const tut::scan::ScanVariant fresh_options = option_variant<FreshOptions>("fresh-options", "test-only tuning");
   tut::scan::check_setup_required(fresh_options, "scan_lookback_landing_zone (lab options)",
                                   "setup_inclusive_scan_options<Tuning>", 33 * 1536 + 7);
+}
+
+// The plan (stage_plan.cuh): each candidate is a variant of its own (tested above like every variant), each is what
+// the stage runs when a cached plan names it, and a cached plan naming a shape the stage does not have is ignored
+// with one line and measured again.
+TEST_CASE("17: the plan's candidates are the chapter's variants, and the stage runs each one a cached plan names") {
+  tut::require_supported_gpu();
+  for (const auto& c : landing_zone_plan::kCandidates) {
+    CAPTURE(c);
+    const auto variants = landing_zone_variants();
+    CHECK(std::any_of(variants.begin(), variants.end(), [&](const auto& v) { return v.name == c; }));
+  }
+  tut::testing::check_each_cached_choice(landing_zone_plan::kCandidates, [] { check_stage_at(kMeasuredPlanSize); });
+}
+
+TEST_CASE("17: a cached plan naming a candidate the stage does not have is ignored and planned again") {
+  tut::require_supported_gpu();
+  tut::testing::check_unknown_candidate_is_replanned([] { check_stage_at(kMeasuredPlanSize); });
+}
+
+TEST_CASE("17: one wave of tiles is the model's: the default shape, nothing measured") {
+  tut::require_supported_gpu();
+  const tut::testing::ScopedPlanDir dir;
+  const std::string line = tut::testing::plan_line_of([] { check_stage_at(15360 + 1); });
+  CHECK(line.find(": lookback-rescan-hybrid-cpasync-t192-s48-r32 (model: one wave of tiles") != std::string::npos);
+  CHECK(dir.files().empty());
 }

@@ -6,8 +6,12 @@
 #include "alignment_testing.cuh"
 #include "gemm/gemm_testing.cuh"
 
+#include <optional>
 #include <set>
 #include <string>
+
+// This process plans in a folder of its own (no test reads a plan another run cached).
+const tut::testing::ScopedPlanDir kTestPlans;
 
 // Under compute-sanitizer, where every launch is tens of times slower, the candidates that together take
 // every code path: the stage, 2 and 4 stages, the 8 x 4 lane grid, 128-thread blocks with 16 x 8 thread
@@ -57,4 +61,18 @@ TEST_CASE("27: band order with a short last band (tile-rows not a multiple of th
 
 TEST_CASE("27: misaligned A, B and C take the 4-byte path and give the same bits") {
   sgemm_alignment_testing::check_all_misaligned(variants_that_fit());
+}
+
+// The stage's plan (TunedStage): each of its candidates is a variant tested above; here each is what the stage runs
+// when a cached plan names it, and a cached plan naming a configuration the stage does not have is ignored with one
+// line and measured again. Any shape measures where more than one candidate fits (sm_80 and newer).
+TEST_CASE("27: the plan: each candidate a cached plan names is what the stage runs; an unknown one is replanned") {
+  tut::require_supported_gpu();
+  const std::vector<std::string> fit = stage_candidates_that_fit(tuned_candidates());
+  std::optional<tut::gemm::testing::Shape> measured_at;  // none where one candidate fits (sm_75): the model's plan
+  if (fit.size() >= 2) measured_at = tut::gemm::testing::Shape{1000, 1100, 300};
+  tut::gemm::testing::check_stage_plan(tuned_candidates().front().variant, measured_at, fit,
+                                       [](const std::string& choice, const std::string& ran) {
+                                         return ran.rfind(choice + ":", 0) == 0;  // "<variant>: <its configuration>"
+                                       });
 }

@@ -14,24 +14,26 @@ std::vector<tut::gemm::GemmVariant> tile_by_shape_variants() {
   std::vector<tut::gemm::GemmVariant> out;
   tut::gemm::GemmVariant stage{
       "sgemm-tile-by-shape",
-      "chapter 27's kernel in the tile configuration the per-SM model predicts fastest for the shape (the "
-      "choice is printed after the table)",
+      "chapter 27's kernel in the tile configuration the per-SM model predicts fastest for the shape, or, where "
+      "the two are within the model's error, the one this GPU's plan measured faster (the plan: line; the choice "
+      "is printed after the table)",
       [dispatcher](int m, int n, int k, float alpha, const float* A, const float* B, float beta, float* C,
                    cudaStream_t stream) {
         sgemm_shapes::sgemm_tile_by_shape(*dispatcher, m, n, k, alpha, A, B, beta, C, stream);
       },
       ""};
   stage.setup = set_up;
+  stage.plan = [dispatcher](const tut::gemm::GemmOperands& op) { dispatcher->plan_stage(op); };
   stage.explain = [dispatcher](int m, int n, int k) {
     dispatcher->set_up();
-    return sgemm_shapes::explain(dispatcher->models(), dispatcher->plan(m, n, k));
+    return sgemm_shapes::explain(dispatcher->models(), dispatcher->stage_plan(m, n, k));
   };
   out.push_back(stage);
   const auto& kernels = dispatcher->kernels();
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const auto& t = kernels[i];
     tut::gemm::GemmVariant v{
-        "tile-" + t.model.name,
+        dispatcher->variant_name(i),
         t.model.name + " x " + std::to_string(t.model.block_k) + " tiles of chapter 27's kernel for every shape",
         [dispatcher, i](int m, int n, int k, float alpha, const float* A, const float* B, float beta, float* C,
                         cudaStream_t stream) { dispatcher->launch_kernel(i, m, n, k, alpha, A, B, beta, C, stream); },

@@ -12,17 +12,23 @@
 //
 // The first GPU run (H100) also measured 128 x 128 (2 per SM), 192 x 128 and 96 x 128 (the 3/4-wave tiles):
 // none won at any shape (README "Calibration"), so they are not candidates any more.
+//
+// The stage's plan per GPU (docs/tuning-per-gpu.md, TileDispatcher::plan_stage): where the model predicts one tile
+// faster than the other by more than its own error (kModelError), the model's tile; where not, a measured search of
+// both on the problem's operands at set-up, cached per GPU and shape class. The launch looks the plan up.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "cuda_check.cuh"
 #include "device.cuh"
+#include "gemm/gemm_plan.cuh"
 #include "shape_model.hpp"
 #include "sgemm_tuned.cuh"
 
@@ -170,6 +176,57 @@ class TileDispatcher {
       throw std::logic_error("the tile dispatcher was launched before its set-up (Workload::setup) ran");
   }
 
+  // The name of candidate i as a plan and a --variant name it ("tile-64x128").
+  std::string variant_name(std::size_t i) const { return {"tile-" + kernels_.at(i).model.name}; }
+
+  // The plan's candidates on this GPU, the default first: the tiles that fit (after set_up()).
+  std::vector<std::string> stage_candidates() const {
+    require_ready();
+    std::vector<std::string> names;
+    for (int u : usable_) names.push_back(variant_name(static_cast<std::size_t>(u)));
+    return names;
+  }
+
+  // The stage's plan for the problem's shape on this GPU, after set_up() and outside any timed run: the model's
+  // tile where rank() tells the tiles apart; else each tile measured on the problem's operands (C is overwritten),
+  // the faster kept, cached per GPU and shape class.
+  void plan_stage(const tut::gemm::GemmOperands& op) {
+    require_ready();
+    const Ranking ranking = rank(models_, gpu_, op.m, op.n, op.k, 1, op.beta != 0.0f);
+    tut::PlanRequest r;
+    r.key = tut::plan_key_here("28 sgemm " + tut::gemm::shape_class(op.m, op.n, op.k), TUT_THIS_BUILD_ID());
+    r.candidates = stage_candidates();
+    r.model = [&]() -> std::optional<tut::Plan> {
+      const std::string chosen = variant_name(static_cast<std::size_t>(usable_.at(static_cast<std::size_t>(ranking.chosen))));
+      if (usable_.size() == 1) return tut::Plan{chosen, "model: the only tile configuration that fits this GPU"};
+      if (op.m <= 0 || op.n <= 0) return tut::Plan{chosen, "model: an empty C, nothing runs"};
+      if (ranking.decided)
+        return tut::Plan{chosen, "model: " + compare(models_, ranking) + ": apart by more than the model's " +
+                                     std::to_string(static_cast<int>(kModelError * 100)) + "%"};
+      return std::nullopt;  // within the model's error of each other: measure
+    };
+    r.measure = [&](const std::vector<std::string>& names) {
+      std::vector<double> ms;
+      for (const auto& name : names)
+        ms.push_back(tut::gemm::search_ms(
+            [&](int m, int n, int k, float alpha, const float* A, const float* B, float beta, float* C,
+                cudaStream_t stream) { launch_kernel(kernel_named(name), m, n, k, alpha, A, B, beta, C, stream); },
+            op));
+      return ms;
+    };
+    planned_ = {op.m, op.n, op.k, tut::choose_plan(r).choice};
+  }
+
+  // What the stage runs at (m, n, k): the plan's tile where a plan saw that shape, else the model's (the rule).
+  Plan stage_plan(int m, int n, int k, bool beta_nonzero = true) const {
+    require_ready();
+    if (planned_.at(m, n, k))
+      for (std::size_t u = 0; u < usable_.size(); ++u)
+        if (variant_name(static_cast<std::size_t>(usable_[u])) == planned_.choice)
+          return predict(models_, static_cast<int>(u), gpu_, m, n, k, 1, beta_nonzero);
+    return plan(m, n, k, 1, beta_nonzero);
+  }
+
   // Candidate i, by itself (a --variant of its own).
   void launch_kernel(std::size_t i, int m, int n, int k, float alpha, const float* A, const float* B, float beta,
                      float* C, cudaStream_t stream) const {
@@ -183,18 +240,25 @@ class TileDispatcher {
   }
 
  private:
+  std::size_t kernel_named(const std::string& name) const {
+    for (std::size_t i = 0; i < kernels_.size(); ++i)
+      if (variant_name(i) == name) return i;
+    throw std::logic_error("chapter 28 has no tile configuration " + name);
+  }
+
   std::vector<TileKernel> kernels_;
   std::vector<int> usable_;
   std::vector<TileModel> models_;
   GpuModel gpu_;
   bool ready_ = false;
+  tut::gemm::PlannedShape planned_;  // the stage's last plan
 };
 
-// The stage of chapter 28: plan, then launch the chosen configuration over the whole of K.
+// The stage of chapter 28: the planned configuration over the whole of K.
 inline void sgemm_tile_by_shape(const TileDispatcher& d, int m, int n, int k, float alpha, const float* A,
                                 const float* B, float beta, float* C, cudaStream_t stream) {
   if (m <= 0 || n <= 0) return;
-  const Plan p = d.plan(m, n, k, 1, beta != 0.0f);
+  const Plan p = d.stage_plan(m, n, k, beta != 0.0f);
   d.kernels()[static_cast<std::size_t>(d.kernel_of(p))].launch(m, n, k, alpha, A, B, beta, C, stream);
 }
 

@@ -20,6 +20,10 @@
 //
 // The plan with the smallest predicted time wins, except that one other than the first configuration
 // without a split (chapter 27's stage) must win by kSwitchMargin: the full-GPU efficiencies are known to about 2%.
+//
+// The stages' plans per GPU (docs/tuning-per-gpu.md) ask rank(): each configuration's best plan, and whether the
+// rule's choice is predicted faster than every other configuration's best by more than kModelError, the model's own
+// error. Where it is, the model decides; where it is not, the stage measures them at set-up.
 #pragma once
 
 #include <algorithm>
@@ -57,6 +61,10 @@ constexpr double kReductionDramShare = 1.0;
 // chosen: the full-GPU efficiencies above scatter by about 2% between shapes (e_single, one block per SM,
 // scatters more: its three calibration shapes lie up to about 7% from it; chapter 28's README, "Calibration").
 constexpr double kSwitchMargin = 0.03;
+// How much faster the model must predict one configuration's plan than another's to choose it without measuring:
+// the fit predicts every measured candidate of the calibration run within 8% (test_shape_model.cpp, "the fit").
+// Closer predictions are the model's tie, and the stages' plans measure them.
+constexpr double kModelError = 0.08;
 // Workspace cap of the split-K model: 256 MiB (the slices of partial sums, splits x m x n floats).
 constexpr std::uint64_t kMaxWorkspaceBytes = std::uint64_t{256} << 20;
 // -------------------------------------------------------------------------------------------------------------
@@ -143,6 +151,20 @@ inline Plan predict(const std::vector<TileModel>& tiles, int index, const GpuMod
   return p;
 }
 
+// The fastest plan of configuration `index` alone, over splits 1 .. max_splits within the limits of choose().
+inline Plan best_plan_of(const std::vector<TileModel>& tiles, int index, const GpuModel& gpu, long long m, long long n,
+                         long long k, int max_splits = 1, bool beta_nonzero = true) {
+  const TileModel& t = tiles.at(static_cast<std::size_t>(index));
+  Plan best = predict(tiles, index, gpu, m, n, k, 1, beta_nonzero);
+  for (int s = 2; s <= max_splits; ++s) {
+    if (s > ceil_div(k, t.block_k) || t.split_blocks_per_sm <= 0) break;
+    const Plan p = predict(tiles, index, gpu, m, n, k, s, beta_nonzero);
+    if (p.workspace_bytes > kMaxWorkspaceBytes) break;
+    if (p.seconds() < best.seconds()) best = p;
+  }
+  return best;
+}
+
 // The rule: the fastest prediction over the configurations (and over splits 1 .. max_splits that leave every
 // split at least one slice and the workspace under kMaxWorkspaceBytes, of configurations whose partial-sum
 // kernel's blocks per SM are known); a plan other than the first configuration without a split must beat that
@@ -152,15 +174,52 @@ inline Plan choose(const std::vector<TileModel>& tiles, const GpuModel& gpu, lon
   if (tiles.empty()) throw std::invalid_argument("shape model: no configurations");
   const Plan base = predict(tiles, 0, gpu, m, n, k, 1, beta_nonzero);
   Plan best = base;
-  for (int c = 0; c < static_cast<int>(tiles.size()); ++c)
-    for (int s = 1; s <= max_splits; ++s) {
-      const TileModel& t = tiles[static_cast<std::size_t>(c)];
-      if (s > 1 && (s > ceil_div(k, t.block_k) || t.split_blocks_per_sm <= 0)) break;
-      const Plan p = predict(tiles, c, gpu, m, n, k, s, beta_nonzero);
-      if (p.workspace_bytes > kMaxWorkspaceBytes) break;
-      if (p.seconds() < best.seconds() && p.seconds() < base.seconds() * (1.0 - kSwitchMargin)) best = p;
-    }
+  for (int c = 0; c < static_cast<int>(tiles.size()); ++c) {
+    const Plan p = best_plan_of(tiles, c, gpu, m, n, k, max_splits, beta_nonzero);
+    if (p.seconds() < best.seconds() && p.seconds() < base.seconds() * (1.0 - kSwitchMargin)) best = p;
+  }
   return best;
+}
+
+// Each configuration's plan at a shape, and whether the model tells them apart.
+struct Ranking {
+  std::vector<Plan> plans;  // per configuration: the rule's plan for the chosen one, the best of each other
+  int chosen = 0;           // the rule's choice (choose())
+  bool decided = false;     // every other plan is predicted slower than the chosen one by more than kModelError
+  const Plan& best() const { return plans.at(static_cast<std::size_t>(chosen)); }
+};
+
+inline Ranking rank(const std::vector<TileModel>& tiles, const GpuModel& gpu, long long m, long long n, long long k,
+                    int max_splits = 1, bool beta_nonzero = true) {
+  Ranking r;
+  const Plan rule = choose(tiles, gpu, m, n, k, max_splits, beta_nonzero);
+  r.chosen = rule.config;
+  r.decided = true;
+  for (int c = 0; c < static_cast<int>(tiles.size()); ++c) {
+    r.plans.push_back(c == r.chosen ? rule : best_plan_of(tiles, c, gpu, m, n, k, max_splits, beta_nonzero));
+    if (c != r.chosen && !(r.plans.back().seconds() > rule.seconds() * (1.0 + kModelError))) r.decided = false;
+  }
+  return r;
+}
+
+// "64x128 tiles, split 12 predicted 216.2 us; 128x256 tiles, split 8 378.9 us (+75%)": the chosen plan against
+// the others, for a plan line.
+inline std::string compare(const std::vector<TileModel>& tiles, const Ranking& r) {
+  auto plan_text = [&](const Plan& p) {
+    return tiles.at(static_cast<std::size_t>(p.config)).name + " tiles, " +
+           (p.splits > 1 ? "split " + std::to_string(p.splits) : std::string("no split"));
+  };
+  const Plan& best = r.best();
+  char buf[64];
+  std::snprintf(buf, sizeof buf, " predicted %.1f us", best.seconds() * 1e6);
+  std::string out = plan_text(best) + buf;
+  for (const Plan& p : r.plans) {
+    if (p.config == r.chosen) continue;
+    std::snprintf(buf, sizeof buf, " %.1f us (%+.0f%%)", p.seconds() * 1e6,
+                  best.seconds() > 0 ? 100.0 * (p.seconds() / best.seconds() - 1.0) : 0.0);
+    out += "; " + plan_text(p) + buf;
+  }
+  return out;
 }
 
 // "64x128 tiles, split 4 (K 256 each, workspace 16384 KiB): 512 blocks, 4 per SM of 132 (4 resident at a

@@ -1,8 +1,10 @@
 // Chapter 29: SGEMM at every shape, part 2: split-K with a deterministic reduction, the tile and the split
-// chosen together by chapter 28's per-SM model. The stage is the whole dispatcher; fixed tile-and-split
-// candidates stay runnable (--variant splitk-<tile>-s<splits>, or --variant all) to measure the model.
-// Stream-K and its data-parallel hybrid (sgemm_stream_k.cuh) are on-demand variants beside them
-// (--variant stream-k, dp-stream-k, and the 64x128 tile's): measured against split-K, not chosen by the stage.
+// chosen together by chapter 28's per-SM model, or where the model cannot tell the tiles apart by this GPU's plan
+// (stage_plan.cuh). The stage is the whole dispatcher; fixed tile-and-split candidates stay runnable (--variant
+// splitk-<tile>-s<splits>, splitk-<tile> for the model's best split of a tile, or --variant all) to measure the
+// model. Stream-K and its data-parallel hybrid (sgemm_stream_k.cuh) are on-demand variants beside them
+// (--variant stream-k, dp-stream-k, and the 64x128 tile's): measured against split-K; the 64x128 hybrid is also
+// one of the plan's candidates.
 #include <memory>
 #include <string>
 #include <tuple>
@@ -11,6 +13,7 @@
 #include "gemm/gemm_workload.cuh"
 #include "sgemm_split_k.cuh"
 #include "sgemm_stream_k.cuh"
+#include "stage_plan.cuh"
 
 namespace {
 
@@ -65,12 +68,13 @@ tut::gemm::GemmVariant stream_k_variant(std::string name,
 }
 
 // stream-k and dp-stream-k on chapter 27's tile (128x256, the model's default), then both on 64x128. The two
-// variants of a tile share its set-up and workspace (grown to the larger of their schedules).
-std::vector<tut::gemm::GemmVariant> stream_k_variants() {
+// variants of a tile share its set-up and workspace (grown to the larger of their schedules); small: the 64x128
+// one, shared with the stage's plan where given.
+std::vector<tut::gemm::GemmVariant> stream_k_variants(std::shared_ptr<sgemm_split_k::StageStreamK> small = nullptr) {
   using Big = std::tuple_element_t<0, sgemm_shapes::Tiles>;
-  using Small = std::tuple_element_t<1, sgemm_shapes::Tiles>;
+  using Small = sgemm_split_k::StreamKTile;
   const auto big = std::make_shared<sgemm_stream_k::StreamK<Big::Config>>(Big::kName);
-  const auto small = std::make_shared<sgemm_stream_k::StreamK<Small::Config>>(Small::kName);
+  if (!small) small = std::make_shared<sgemm_split_k::StageStreamK>(Small::kName);
   const std::string small_suffix = std::string("-") + Small::kName;
   return {stream_k_variant<Big>("stream-k", big, false), stream_k_variant<Big>("dp-stream-k", big, true),
           stream_k_variant<Small>("stream-k" + small_suffix, small, false),
@@ -79,15 +83,41 @@ std::vector<tut::gemm::GemmVariant> stream_k_variants() {
 
 }  // namespace
 
+// The stage: the dispatcher with its plan per GPU (stage_plan.cuh).
+tut::gemm::GemmVariant planned_stage(std::shared_ptr<sgemm_split_k::SplitDispatcher> d,
+                                     std::shared_ptr<sgemm_split_k::StageStreamK> small) {
+  const auto stage = std::make_shared<sgemm_split_k::PlannedSplitK>(std::move(d), std::move(small));
+  tut::gemm::GemmVariant v{
+      "sgemm-split-k",
+      "chapter 28's tiles with K split in up to " + std::to_string(sgemm_split_k::kMaxSplits) +
+          " ranges, tile and split chosen by chapter 28's per-SM model, or where the tiles are within its error by "
+          "this GPU's plan (the plan: line; the choice is printed after the table); partial sums in a workspace of "
+          "splits x M x N floats, summed in split order",
+      [stage](int m, int n, int k, float alpha, const float* A, const float* B, float beta, float* C,
+              cudaStream_t stream) { stage->run(m, n, k, alpha, A, B, beta, C, stream); },
+      ""};
+  v.setup = [stage](int m, int n, int k) { stage->set_up(m, n, k); };
+  v.plan = [stage](const tut::gemm::GemmOperands& op) { stage->plan(op); };
+  v.explain = [stage](int m, int n, int k) {
+    stage->set_up(m, n, k);
+    return stage->explain(m, n, k);
+  };
+  return v;
+}
+
 std::vector<tut::gemm::GemmVariant> split_k_variants() {
   auto d = std::make_shared<sgemm_split_k::SplitDispatcher>();
+  auto small = std::make_shared<sgemm_split_k::StageStreamK>(sgemm_split_k::StreamKTile::kName);
   std::vector<tut::gemm::GemmVariant> out;
-  out.push_back(split_variant(d, "sgemm-split-k",
-                              "chapter 28's tiles with K split in up to " + std::to_string(sgemm_split_k::kMaxSplits) +
-                                  " ranges, tile and split chosen by chapter 28's per-SM model (printed after the "
-                                  "table); partial sums in a workspace of splits x M x N floats, summed in split order",
-                              -1, 0, false));
+  out.push_back(planned_stage(d, small));
   const auto tile_kernels = sgemm_shapes::all_tile_kernels();
+  for (int t : kFixedTiles) {  // the plan's split-K candidates: each tile at the model's best split for it
+    const std::string tile = tile_kernels[static_cast<std::size_t>(t)].model.name;
+    out.push_back(split_variant(d, sgemm_split_k::best_split_name(tile),
+                                tile + " tiles, K in the number of ranges the model predicts fastest for this tile "
+                                "(1 to " + std::to_string(sgemm_split_k::kMaxSplits) + "; 1: the tile kernel alone)",
+                                t, sgemm_split_k::kBestSplit, true));
+  }
   for (int t : kFixedTiles)
     for (int s : kFixedSplits) {
       const std::string tile = tile_kernels[static_cast<std::size_t>(t)].model.name;
@@ -96,7 +126,7 @@ std::vector<tut::gemm::GemmVariant> split_k_variants() {
                                   "where K has fewer slices), workspace " + std::to_string(s) + " x M x N floats",
                                   t, s, true));
     }
-  for (auto& v : stream_k_variants()) out.push_back(std::move(v));
+  for (auto& v : stream_k_variants(small)) out.push_back(std::move(v));
   return out;
 }
 

@@ -14,7 +14,8 @@
 // multiplies the blocks by `splits` and divides each block's K; the reduction's bytes and launch are added
 // to the prediction), over both of chapter 28's tiles: 64 x 128 at 4 blocks per SM splits finer than
 // 128 x 256. With splits == 1 it is chapter 28's stage: one kernel, no workspace. The plan is made in the
-// set-up and looked up by the launch.
+// set-up and looked up by the launch. Where the model cannot tell the tiles' best plans apart, the stage's plan per
+// GPU measures them (stage_plan.cuh) and sets the tile the dispatcher then runs at that shape.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -36,6 +37,7 @@
 namespace sgemm_split_k {
 
 constexpr int kMaxSplits = 64;  // the dispatcher's largest split (the model decides below it)
+constexpr int kBestSplit = -1;  // a fixed tile's split: the one the model predicts fastest for that tile
 
 // True where the architecture being compiled cannot hold Cfg's shared memory (sm_75: 64 KiB per block). A
 // kernel's code there is a trap, as chapter 27's kernel: the set-up refuses the configuration before any
@@ -139,9 +141,9 @@ class SplitDispatcher {
   SplitDispatcher() : split_(split_kernels(static_cast<sgemm_shapes::Tiles*>(nullptr))) {}
 
   // One-time set-up for problems up to (m, n, k): chapter 28's set-up (opt-in, blocks per SM), the partial-sum
-  // kernels' opt-in and blocks per SM (the model counts them for split plans), the plan, and a workspace for it
-  // (grown, never shrunk; allocated here, never in a launch). fixed_tile / fixed_splits: a candidate variant's
-  // plan instead of the model's.
+  // kernels' opt-in and blocks per SM (the model counts them for split plans), the model's plans at this shape
+  // (made once per shape, not in every launch), and a workspace for the plan that runs (grown, never shrunk;
+  // allocated here, never in a launch). fixed_tile / fixed_splits: a candidate variant's plan instead of the stage's.
   void set_up(int m, int n, int k, int fixed_tile = -1, int fixed_splits = 0) {
     tiles_.set_up();
     if (!split_prepared_) {
@@ -151,12 +153,23 @@ class SplitDispatcher {
       }
       split_prepared_ = true;
     }
-    if (fixed_tile < 0) {  // the model runs here, once per shape, not in every launch
-      planned_ = PlannedShape{m, n, k, model_plan(m, n, k, true), model_plan(m, n, k, false)};
-      reserve(std::max(planned_.with_beta.workspace_bytes, planned_.without_beta.workspace_bytes));
-    } else {
-      reserve(plan(m, n, k, fixed_tile, fixed_splits).workspace_bytes);
-    }
+    if (!planned_.at(m, n, k)) planned_ = PlannedShape{m, n, k, model_ranking(m, n, k, true), model_ranking(m, n, k, false)};
+    for (bool beta_nonzero : {true, false})  // beta != 0 reads C in the reduction: it may change the plan
+      reserve(plan(m, n, k, fixed_tile, fixed_splits, beta_nonzero).workspace_bytes);
+  }
+
+  // The model's plans at (m, n, k), one per usable tile (shape_model.hpp, rank()): what the stage's plan chooses
+  // from. After set_up(m, n, k).
+  const sgemm_shapes::Ranking& ranking(int m, int n, int k, bool beta_nonzero) const {
+    if (!planned_.at(m, n, k)) throw std::logic_error("split-K: ranking() of a shape the set-up did not see");
+    return planned_.ranking(beta_nonzero);
+  }
+
+  // The stage's tile at the shape of the last set-up, as its plan per GPU chose it (an index into tiles().models();
+  // -1: the model's rule), with a workspace for its plans.
+  void set_stage_tile(int model_index) {
+    planned_.tile = model_index;
+    for (bool beta_nonzero : {true, false}) reserve(planned_.stage(beta_nonzero).workspace_bytes);
   }
 
   void reserve(std::uint64_t bytes) {
@@ -165,24 +178,24 @@ class SplitDispatcher {
   }
   std::uint64_t workspace_bytes() const { return workspace_.size() * sizeof(float); }
 
-  // The model's plan (fixed_tile < 0), or the plan of tile configuration fixed_tile with fixed_splits splits
-  // (1 where fixed_splits == 0). The model's plan for the shape of the last set-up is looked up: the model
-  // tries every tile at every split (128 predictions, 2 to 4 us of host time;
-  // 320 and 6 to 11 us with the five tiles of the first run), and a launch must not pay that
-  // inside its timed interval (the first H100 run measured the stage 8 to 12 us slower than the same plan
-  // run as a fixed variant, when the launch still ran the model).
+  // The stage's plan (fixed_tile < 0: its plan's tile, else the model's rule), or the plan of tile configuration
+  // fixed_tile with fixed_splits splits (1 where fixed_splits == 0; kBestSplit: the model's best for that tile).
+  // The plans for the shape of the last set-up are looked up: the model tries every tile at every split (128
+  // predictions, 2 to 4 us of host time; 320 and 6 to 11 us with the five tiles of the first run), and a launch
+  // must not pay that inside its timed interval (the first H100 run measured the stage 8 to 12 us slower than the
+  // same plan run as a fixed variant, when the launch still ran the model).
   sgemm_shapes::Plan plan(int m, int n, int k, int fixed_tile = -1, int fixed_splits = 0, bool beta_nonzero = true) const {
     tiles_.require_ready();
-    if (fixed_tile < 0) {
-      if (m == planned_.m && n == planned_.n && k == planned_.k)
-        return beta_nonzero ? planned_.with_beta : planned_.without_beta;
-      return model_plan(m, n, k, beta_nonzero);  // a shape the set-up did not see: correct, only slower
-    }
+    const bool seen = planned_.at(m, n, k);  // else a shape the set-up did not see: correct, only slower
+    if (fixed_tile < 0) return seen ? planned_.stage(beta_nonzero) : model_ranking(m, n, k, beta_nonzero).best();
     const auto& models = tiles_.models();
     for (std::size_t u = 0; u < models.size(); ++u)
-      if (models[u].name == tiles_.kernels()[static_cast<std::size_t>(fixed_tile)].model.name)
+      if (models[u].name == tiles_.kernels()[static_cast<std::size_t>(fixed_tile)].model.name) {
+        if (fixed_splits == kBestSplit)
+          return (seen ? planned_.ranking(beta_nonzero) : model_ranking(m, n, k, beta_nonzero)).plans.at(u);
         return sgemm_shapes::predict(models, static_cast<int>(u), tiles_.gpu(), m, n, k,
                                      fixed_splits > 0 ? fixed_splits : 1, beta_nonzero);
+      }
     throw std::runtime_error("tile configuration " + tiles_.kernels()[static_cast<std::size_t>(fixed_tile)].model.name +
                              " does not fit this GPU");
   }
@@ -210,13 +223,19 @@ class SplitDispatcher {
   }
 
  private:
-  sgemm_shapes::Plan model_plan(int m, int n, int k, bool beta_nonzero) const {
-    return tiles_.plan(m, n, k, kMaxSplits, beta_nonzero);
+  sgemm_shapes::Ranking model_ranking(int m, int n, int k, bool beta_nonzero) const {
+    return sgemm_shapes::rank(tiles_.models(), tiles_.gpu(), m, n, k, kMaxSplits, beta_nonzero);
   }
 
   struct PlannedShape {
     int m = -1, n = -1, k = -1;
-    sgemm_shapes::Plan with_beta, without_beta;  // beta != 0 reads C in the reduction: it may change the plan
+    sgemm_shapes::Ranking with_beta, without_beta;  // beta != 0 reads C in the reduction: it may change the plans
+    int tile = -1;  // the stage's tile where its plan chose one (set_stage_tile); -1: the model's rule
+    bool at(int mm, int nn, int kk) const { return mm == m && nn == n && kk == k; }
+    const sgemm_shapes::Ranking& ranking(bool beta_nonzero) const { return beta_nonzero ? with_beta : without_beta; }
+    sgemm_shapes::Plan stage(bool beta_nonzero) const {
+      return tile < 0 ? ranking(beta_nonzero).best() : ranking(beta_nonzero).plans.at(static_cast<std::size_t>(tile));
+    }
   };
 
   sgemm_shapes::TileDispatcher tiles_;

@@ -8,9 +8,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 #include <tuple>
 
 #include "gemm/gemm_testing.cuh"
+
+// This process plans in a folder of its own (no test reads a plan another run cached).
+const tut::testing::ScopedPlanDir kTestPlans;
 
 TUT_GEMM_CHAPTER_TESTS(chapter_spec(), split_k_variants())
 
@@ -104,6 +108,42 @@ TEST_CASE("29: the program refuses negative sizes with exit 2") {
   tut::require_supported_gpu();
   const char* argv[] = {"29-sgemm-split-k", "--m", "-5", "--n", "8", "--k", "8"};
   CHECK(tut::run_chapter(7, const_cast<char**>(argv), chapter_spec()) == 2);
+}
+
+// ---- The stage's plan per GPU (stage_plan.cuh) -------------------------------------------------------------------
+// At the smallest shape of a ladder where the model's plans for the two tiles are within its error on this GPU (on an
+// H100, 768^3: 128x256 in 7 splits against 64x128 in 5), each candidate a cached plan names is what the stage runs.
+TEST_CASE("29: the plan: each candidate a cached plan names is what the stage runs; an unknown one is replanned") {
+  tut::require_supported_gpu();
+  sgemm_split_k::SplitDispatcher d;
+  d.set_up(1, 1, 1);
+  const auto undecided = [&](const tut::gemm::testing::Shape& s) {
+    return !sgemm_shapes::rank(d.tiles().models(), d.tiles().gpu(), s.m, s.n, s.k, sgemm_split_k::kMaxSplits).decided;
+  };
+  const std::vector<std::string> candidates = sgemm_split_k::stage_candidates(d);
+  CHECK(candidates.size() >= 2);
+  tut::gemm::testing::check_stage_plan(
+      split_k_variants().front(), tut::gemm::testing::first_shape_where(undecided), candidates,
+      [](const std::string& choice, const std::string& ran) {  // ran: "64x128 tiles, split 5 ..." or stream-K's
+        if (choice == sgemm_split_k::kStreamKCandidate) return ran.find("data-parallel + stream-K") != std::string::npos;
+        return ran.rfind(choice.substr(std::string("splitk-").size()) + " tiles", 0) == 0;
+      });
+}
+
+TEST_CASE("29: skinny shapes with a long K: the model splits the small tile to fill the SMs, and is right") {
+  // 64 x 4096 x 16384 and its transpose: 32 tiles of 64 x 128; the model splits K until every SM holds as many
+  // blocks as the partial-sum kernel fits, and predicts 128 x 256's best split far slower (shape_model's host test
+  // has the H100's numbers). On any GPU the stage must be right at these shapes and the plan must name a split tile.
+  tut::require_supported_gpu();
+  const tut::testing::ScopedPlanDir dir;
+  const tut::gemm::GemmVariant stage = split_k_variants().front();
+  for (const tut::gemm::testing::Shape& s : {tut::gemm::testing::Shape{64, 4096, 16384}, {4096, 64, 16384}, {48, 2048, 8192}}) {
+    const std::string line = tut::testing::plan_line_of([&] { tut::gemm::testing::check_variants_at({stage}, {s}); });
+    const std::string ran = stage.explain(s.m, s.n, s.k);
+    INFO(s.m << " x " << s.n << " x " << s.k << ": " << line << "; the stage ran " << ran);
+    CHECK(line.find(": splitk-64x128 (model: 64x128 tiles, split ") != std::string::npos);
+    CHECK(ran.find(", split ") != std::string::npos);
+  }
 }
 
 // ---- Stream-K --------------------------------------------------------------------------------------------------

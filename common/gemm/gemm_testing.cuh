@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,7 @@
 #include "device_guards.cuh"
 #include "gemm/gemm_workload.cuh"
 #include "gpu_test.cuh"
+#include "plan_testing.cuh"
 
 namespace tut::gemm::testing {
 
@@ -88,6 +91,7 @@ inline void check_variants_at(const std::vector<GemmVariant>& variants, const st
     for (const auto& v : variants) {
       if (!v.known_defect.empty()) continue;
       if (v.setup) v.setup(s.m, s.n, s.k);  // one-time set-up (Workload::setup in the chapter program)
+      if (v.plan) v.plan(p.operands());      // a tuned stage's plan for this GPU and shape (may overwrite C)
       p.reset_c(0);
       p.run(v.launch, 0);
       TUT_CHECK_LAUNCH();
@@ -182,6 +186,42 @@ inline void check_exercise(const std::vector<GemmVariant>& variants) {
   check_alpha_beta(variants, true);
   check_variants_at(variants, misaligned_shapes(), kDefaultAlpha, kDefaultBeta, 1, true);
   check_variants_at(variants, large_shapes(), kDefaultAlpha, kDefaultBeta, 0, true);
+}
+
+// The first shape of a ladder (squares of 256 to 8192 in steps of 128, each followed by its M / 4 x N x 4 K twin)
+// for which `wanted` holds: e.g. the smallest where a stage's model cannot decide, so that its plan measures.
+inline std::optional<Shape> first_shape_where(const std::function<bool(const Shape&)>& wanted) {
+  for (int size = 256; size <= 8192; size += 128)
+    for (const Shape& s : {Shape{size, size, size}, Shape{size / 4, size, 4 * size}})
+      if (wanted(s)) return s;
+  return std::nullopt;
+}
+
+// A tuned stage's plan per GPU (common/plan_testing.cuh) at a shape where it measures: each of `candidates`, named
+// by a cached plan, is what the stage runs (runs(choice, what the stage's explain() says it ran)) and is right, with
+// beta != 0 and with beta = 0 (C full of NaN); a cached plan naming no candidate is ignored and measured again.
+inline void check_stage_plan(const GemmVariant& stage, const std::optional<Shape>& measured_at,
+                             const std::vector<std::string>& candidates,
+                             const std::function<bool(const std::string& choice, const std::string& ran)>& runs) {
+  require_supported_gpu();
+  if (!measured_at) {
+    MESSAGE(stage.name << ": its model decides at every shape of the ladder on this GPU: nothing is measured or cached");
+    return;
+  }
+  const Shape shape = *measured_at;
+  std::string ran;
+  const auto plan_and_check = [&] {
+    check_variants_at({stage}, {shape});
+    check_variants_at({stage}, {shape}, 1.0f, 0.0f);
+    ran = stage.explain(shape.m, shape.n, shape.k);
+  };
+  tut::testing::check_each_cached_choice(candidates, [&] {
+    plan_and_check();
+    const std::string choice = tut::testing::choice_of(plan_lines().back());
+    INFO(plan_lines().back() << "; the stage ran " << ran);
+    CHECK(runs(choice, ran));
+  });
+  tut::testing::check_unknown_candidate_is_replanned(plan_and_check);
 }
 
 // The chapter program's own path (workload, runner check, cuBLAS row) at square sizes.

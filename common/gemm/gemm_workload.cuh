@@ -27,6 +27,16 @@ namespace tut::gemm {
 using GemmLaunch = std::function<void(int m, int n, int k, float alpha, const float* A, const float* B,
                                       float beta, float* C, cudaStream_t stream)>;
 
+// A problem's operands: what a tuned stage's plan (GemmVariant::plan) measures its candidates on.
+struct GemmOperands {
+  int m, n, k;
+  float alpha;
+  const float* A;
+  const float* B;
+  float beta;
+  float* C;
+};
+
 struct GemmVariant {
   std::string name;
   std::string description;
@@ -38,6 +48,10 @@ struct GemmVariant {
   std::function<void(int m, int n, int k)> setup = nullptr;
   // Optional: what the variant runs at this shape (tile, split), printed after the table in table mode.
   std::function<std::string(int m, int n, int k)> explain = nullptr;
+  // Optional, a tuned stage's plan per GPU (docs/tuning-per-gpu.md), after `setup` and outside any timed run (the
+  // workload and the tests call it with the problem's operands): a measured search may run the candidates on them,
+  // overwriting C (which is reset before every checked run). A launch at a shape no plan saw runs the model's choice.
+  std::function<void(const GemmOperands& operands)> plan = nullptr;
 };
 
 // alpha and beta of every chapter run: neither 1 nor 0, so that a kernel that forgets alpha, drops
@@ -100,6 +114,7 @@ class GemmProblem {
   // the CPU reference judges it.
   Errors check(bool is_cublas) const;
 
+  GemmOperands operands() { return {m_, n_, k_, alpha_, a_device(), b_device(), beta_, c_device()}; }
   const float* a_device() const { return a_.data() + offset_; }
   const float* b_device() const { return b_.data() + offset_; }
   float* c_device() { return c_.data() + offset_; }

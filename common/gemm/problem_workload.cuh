@@ -34,6 +34,13 @@ struct RunRecord {
 // "Errors: ..." and one row per checked variant. cpu_words names the CPU reference ("the CPU FP64 reference").
 void write_error_table(std::ostream& os, const RunRecord& rec, const std::string& cpu_words);
 
+// A tuned SGEMM stage's plan on the problem's own operands (GemmVariant::plan); other ladders' variants have none.
+template <class Variant, class Problem>
+void plan_on(const Variant&, Problem&) {}
+inline void plan_on(const GemmVariant& v, GemmProblem& p) {
+  if (v.plan) v.plan(p.operands());
+}
+
 template <class Problem, class Variant, class InputElement>
 class ProblemWorkload final : public Workload {
  public:
@@ -60,8 +67,11 @@ class ProblemWorkload final : public Workload {
   }
 
   void setup(const std::string& variant) override {
-    for (const auto& v : variants_)
-      if (v.name == variant && v.setup) v.setup(problem_->m(), problem_->n(), problem_->k());
+    for (const auto& v : variants_) {
+      if (v.name != variant) continue;
+      if (v.setup) v.setup(problem_->m(), problem_->n(), problem_->k());
+      plan_on(v, *problem_);
+    }
   }
 
   void poison(cudaStream_t stream) override { problem_->reset_c(stream); }

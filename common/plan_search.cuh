@@ -1,0 +1,49 @@
+// What every tuned stage's plan needs besides common/plan_cache.hpp (docs/tuning-per-gpu.md): the key of the GPU
+// it runs on, the size class a key names, and the short timing of one candidate in a measured search.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "cuda_check.cuh"
+#include "device.cuh"
+#include "green_context.cuh"
+#include "plan_cache.hpp"
+#include "timing.cuh"
+
+namespace tut {
+
+// "2^k" with k = floor(log2 n) (0 for n = 0 and 1): one plan serves the sizes of one octave.
+inline std::string size_class(std::uint64_t n) {
+  int k = 0;
+  while (n > 1) {
+    n >>= 1;
+    ++k;
+  }
+  return "2^" + std::to_string(k);
+}
+
+// The key of `stage` ("18 int32 sum 2^28") on the current device: its name and compute capability, the SMs in
+// use (a --sms green context restricts them), the driver; build_id: TUT_THIS_BUILD_ID() expanded in the stage's
+// own file, so that a rebuild of the stage makes its plans stale. *info (if given): the device's properties.
+inline PlanKey plan_key_here(const std::string& stage, const std::string& build_id, DeviceInfo* info = nullptr) {
+  int device = 0;
+  TUT_CUDA_CHECK(cudaGetDevice(&device));
+  const DeviceInfo here = query_device(device);
+  if (info) *info = here;
+  return {stage, here.name, here.cc_major, here.cc_minor, sm_count_in_use(device), here.driver_version, build_id};
+}
+
+// One candidate's median milliseconds for a measured search: a warm-up and five repetitions, in no NVTX "timed"
+// range (the search runs at set-up, outside every timed and profiled region).
+inline double search_ms(const std::function<void(cudaStream_t)>& run) {
+  TimingPlan p;
+  p.warmup = 1;
+  p.reps = 5;
+  return time_gpu(run, p).median_ms;
+}
+
+}  // namespace tut
