@@ -11,21 +11,15 @@
 #include "doctest.hpp"
 #include "cli.hpp"
 #include "plan_cache.hpp"
+#include "temp_dir.hpp"
 
 using namespace tut;
 
 namespace {
 
 // A fresh folder under /tmp for one test, removed with its files at the end.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/tut-plan-test-XXXXXX";
-    const char* p = ::mkdtemp(tmpl);
-    REQUIRE(p != nullptr);
-    path = p;
-  }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
+struct TempDir : testing::TempDir {
+  TempDir() : testing::TempDir("tut-plan-test") {}
 };
 
 PlanKey h100_key() {

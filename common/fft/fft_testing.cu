@@ -17,6 +17,7 @@
 #include "fft_reference.hpp"
 #include "fft_testing.cuh"
 #include "plan_cache.hpp"
+#include "temp_dir.hpp"
 
 namespace tut::fft::testing {
 namespace {
@@ -299,18 +300,6 @@ FftChoice choice_at(const FftVariant& stage, int log2n) {
   return stage.plan.choices(log2n);
 }
 
-// A fresh folder under /tmp, removed with its files at the end.
-struct TempPlanDir {
-  std::string path;
-  TempPlanDir() {
-    char name[] = "/tmp/tut-fft-plan-XXXXXX";
-    const char* p = ::mkdtemp(name);
-    REQUIRE(p != nullptr);
-    path = p;
-  }
-  ~TempPlanDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-};
-
 // For the scope: this process plans in `dir` (as TUT_PLAN_DIR), logging to `log`; everything restored after.
 class ScopedPlanDir {
  public:
@@ -362,7 +351,9 @@ void check_stale_plan_ignored(const ChapterSpec& spec, const FftVariant& stage, 
   require_supported_gpu();
   int log2n = 0;
   FftChoice choice;
+  const std::vector<int> tested = test_log2_lengths(stage);  // capped under a sanitizer
   for (int l : lengths) {
+    if (std::find(tested.begin(), tested.end(), l) == tested.end()) continue;
     choice = choice_at(stage, l);
     if (choice.candidates.size() >= 2) {
       log2n = l;
@@ -380,7 +371,7 @@ void check_stale_plan_ignored(const ChapterSpec& spec, const FftVariant& stage, 
   DeviceBuffer<float2> in(random_signals(size, tut::testing::test_seed() + 38)), out(size);
   DeviceBuffer<unsigned char> ws(workspace_of(stage, log2n, batch));
   const FftProblem problem{in.data(), out.data(), ws.data(), log2n, batch};
-  TempPlanDir dir;
+  const tut::testing::TempDir dir("tut-fft-plan");
   std::ostringstream log;
   const ScopedPlanDir scoped(dir.path, &log);
   PlanRequest r = fft_plan_request(stage.plan, choice, problem);

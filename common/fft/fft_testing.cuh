@@ -63,11 +63,11 @@ void check_planted_batch_bugs(const std::vector<FftVariant>& variants);
 // (up to 2^24 elements) and the known transforms.
 void check_plan_candidates(const FftVariant& stage);
 
-// In a temporary TUT_PLAN_DIR, at the first of `lengths` where the stage has more than one candidate: a plan
-// file naming a candidate the stage does not have, then one cut short, are each ignored with one line; the stage
-// plans again (measuring: the model is left out, so that the file is read), caches a real candidate and reads it
-// back the next time; that candidate runs right; and the chapter program (`spec`) with the bad file plans again
-// and passes its check.
+// In a temporary TUT_PLAN_DIR, at the first of `lengths` (those test_log2_lengths keeps) where the stage has more
+// than one candidate: a plan file naming a candidate the stage does not have, then one cut short, are each
+// ignored with one line; the stage plans again (measuring: the model is left out, so that the file is read),
+// caches a real candidate and reads it back the next time; that candidate runs right; and the chapter program
+// (`spec`) with the bad file plans again and passes its check.
 void check_stale_plan_ignored(const ChapterSpec& spec, const FftVariant& stage, const std::vector<int>& lengths);
 
 // The chapter program rejects bad --length values with exit status 2.
