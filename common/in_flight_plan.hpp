@@ -21,10 +21,6 @@
 
 namespace tut {
 
-// Loaded latency grows past chapter 02's unloaded chase (by how much is not measured yet): a shape counts as
-// clearing the need only with this margin, a guess that the --sms runs of docs/tuning-per-gpu.md check.
-inline constexpr double kInFlightMargin = 2.0;
-
 // One candidate shape as the model sees it; the default is the first of a list.
 struct InFlightCandidate {
   std::string name;
@@ -39,44 +35,24 @@ struct InFlightNeed {
   double latency_s = kChapter02DramLatencySeconds;
   int sms = 0;
   double bytes_per_sm() const { return bytes_in_flight_per_sm(dram_gbps * 1e9, latency_s, sms); }
+  std::string text() const { return in_flight_need_text(bytes_per_sm(), dram_gbps, latency_s, sms); }
 };
 
-inline std::string kib(double bytes) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.0f KiB", bytes / 1024.0);
-  return b;
-}
-
-// The model's plan (why = "model: ..."), or nothing where several candidates clear the need. default_tiles: the
-// tiles of the problem in the first (default) candidate's shape.
+// The model's plan (why = "model: ..."), or nothing where several candidates clear the need: one wave of the
+// default's tiles (default_tiles of them) keeps the default, else plan_cache.hpp's in_flight_model decides.
 inline std::optional<Plan> in_flight_model(const std::vector<InFlightCandidate>& candidates, std::uint64_t default_tiles,
                                            const InFlightNeed& need) {
   if (candidates.empty()) return std::nullopt;
-  const double bytes = need.bytes_per_sm();
-  const std::string needs = kib(bytes) + " in flight per SM needed (" + std::to_string(static_cast<int>(need.dram_gbps)) +
-                            " GB/s x " + std::to_string(static_cast<int>(need.latency_s * 1e9)) + " ns / " +
-                            std::to_string(need.sms) + " SMs)";
-  auto shape = [&](std::size_t i) {
-    const InFlightCandidate& c = candidates[i];
-    return std::to_string(c.blocks_per_sm) + " blocks x " + kib(c.in_flight() / std::max(c.blocks_per_sm, 1)) + " = " +
-           kib(c.in_flight());
-  };
   // One wave: every tile is resident at once, so the tile shape does not change how much is in flight.
   if (default_tiles <= static_cast<std::uint64_t>(candidates[0].blocks_per_sm) * static_cast<std::uint64_t>(need.sms))
     return Plan{candidates[0].name, "model: one wave of tiles, the default shape"};
-  std::vector<std::size_t> clear;
-  for (std::size_t i = 0; i < candidates.size(); ++i)
-    if (candidates[i].in_flight() >= kInFlightMargin * bytes) clear.push_back(i);
-  if (clear.size() == 1)
-    return Plan{candidates[clear[0]].name, "model: " + needs + ", only it clears x" +
-                                               std::to_string(static_cast<int>(kInFlightMargin)) + ": " + shape(clear[0])};
-  if (clear.empty()) {
-    std::size_t most = 0;
-    for (std::size_t i = 1; i < candidates.size(); ++i)
-      if (candidates[i].in_flight() > candidates[most].in_flight()) most = i;
-    return Plan{candidates[most].name, "model: " + needs + ", none clears it; the most in flight: " + shape(most)};
+  std::vector<std::string> names;
+  std::vector<InFlight> have;
+  for (const auto& c : candidates) {
+    names.push_back(c.name);
+    have.push_back({static_cast<double>(c.blocks_per_sm), c.tile_bytes});
   }
-  return std::nullopt;  // several clear it: the model cannot tell them apart, measure
+  return in_flight_model(names, have, need.bytes_per_sm(), need.text());
 }
 
 }  // namespace tut

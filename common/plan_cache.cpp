@@ -95,6 +95,43 @@ std::string default_plan_dir(std::string* why) {
   return "";
 }
 
+std::string kib_text(double bytes) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.0f KiB", bytes / 1024.0);
+  return b;
+}
+
+std::string in_flight_text(const InFlight& f) {
+  char blocks[32];
+  std::snprintf(blocks, sizeof blocks, "%.3g", f.blocks_per_sm);
+  return std::string(blocks) + " blocks x " + kib_text(f.bytes_per_block) + " = " + kib_text(f.bytes_per_sm());
+}
+
+std::string in_flight_need_text(double need_bytes, double gbps, double latency_s, int sms) {
+  return kib_text(need_bytes) + " in flight per SM needed (" + std::to_string(static_cast<int>(gbps)) + " GB/s x " +
+         std::to_string(static_cast<int>(latency_s * 1e9)) + " ns / " + std::to_string(sms) + " SMs)";
+}
+
+std::optional<Plan> in_flight_model(const std::vector<std::string>& names, const std::vector<InFlight>& have,
+                                    double need, const std::string& need_text, double margin) {
+  if (names.empty() || names.size() != have.size())
+    throw std::logic_error("in_flight_model: " + std::to_string(names.size()) + " candidates, " +
+                           std::to_string(have.size()) + " in-flight counts");
+  std::vector<std::size_t> clear;
+  for (std::size_t i = 0; i < have.size(); ++i)
+    if (have[i].bytes_per_sm() >= margin * need) clear.push_back(i);
+  if (clear.size() == 1)
+    return Plan{names[clear[0]], "model: " + need_text + ", only it clears x" +
+                                     std::to_string(static_cast<int>(margin)) + ": " + in_flight_text(have[clear[0]])};
+  if (clear.empty()) {
+    std::size_t most = 0;
+    for (std::size_t i = 1; i < have.size(); ++i)
+      if (have[i].bytes_per_sm() > have[most].bytes_per_sm()) most = i;
+    return Plan{names[most], "model: " + need_text + ", none clears it; the most in flight: " + in_flight_text(have[most])};
+  }
+  return std::nullopt;  // several clear it
+}
+
 PlanCache::PlanCache(std::string dir, std::ostream* log) : dir_(std::move(dir)), log_(log) {}
 
 std::string PlanCache::path_for(const PlanKey& key) const {

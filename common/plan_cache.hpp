@@ -29,6 +29,10 @@ inline double bytes_in_flight_per_sm(double bandwidth_bytes_per_s, double latenc
 // under load it grows, so the model's need is a lower bound and a candidate must clear it with a margin.
 inline constexpr double kChapter02DramLatencySeconds = 564e-9;
 
+// Loaded latency grows past chapter 02's unloaded chase (by how much is not measured yet): a candidate counts as
+// clearing the need only with this margin, a guess that the --sms runs of docs/tuning-per-gpu.md check.
+inline constexpr double kInFlightMargin = 2.0;
+
 // ---- The key and the plan -------------------------------------------------------------------------------------
 struct PlanKey {
   std::string stage;      // e.g. "18 int32 sum 2^28": the stage and what changes its choice
@@ -72,6 +76,28 @@ class PlanCache {
   std::string dir_;
   std::ostream* log_;
 };
+
+// ---- The in-flight model -------------------------------------------------------------------------------------
+// What one candidate keeps in flight per SM: its resident blocks per SM (from the occupancy API; a fraction where
+// a cluster's blocks spread over the SMs) times the bytes each block loads at once.
+struct InFlight {
+  double blocks_per_sm = 0;
+  double bytes_per_block = 0;
+  double bytes_per_sm() const { return blocks_per_sm * bytes_per_block; }
+};
+
+// "18 KiB": bytes in whole KiB, for plan lines.
+std::string kib_text(double bytes);
+// "6 blocks x 18 KiB = 108 KiB" (blocks to three digits where a fraction).
+std::string in_flight_text(const InFlight& in_flight);
+// "20 KiB in flight per SM needed (4814 GB/s x 564 ns / 132 SMs)": the need of bytes_in_flight_per_sm().
+std::string in_flight_need_text(double need_bytes, double gbps, double latency_s, int sms);
+
+// The model for candidates that move the same bytes (Little's law): the one candidate that alone keeps
+// margin x need in flight per SM; where none does, the one that keeps the most; where several do, nothing (the
+// model cannot tell them apart: measure). `need_text` (in_flight_need_text's) goes into the plan's why.
+std::optional<Plan> in_flight_model(const std::vector<std::string>& names, const std::vector<InFlight>& have,
+                                    double need, const std::string& need_text, double margin = kInFlightMargin);
 
 // ---- Choosing ------------------------------------------------------------------------------------------------
 struct PlanRequest {

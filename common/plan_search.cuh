@@ -11,6 +11,7 @@
 #include "cuda_check.cuh"
 #include "device.cuh"
 #include "green_context.cuh"
+#include "in_flight_plan.hpp"
 #include "plan_cache.hpp"
 #include "timing.cuh"
 
@@ -35,6 +36,17 @@ inline PlanKey plan_key_here(const std::string& stage, const std::string& build_
   const DeviceInfo here = query_device(device);
   if (info) *info = here;
   return {stage, here.name, here.cc_major, here.cc_minor, sm_count_in_use(device), here.driver_version, build_id};
+}
+
+// What a memory-bound kernel must keep in flight per SM on the current device (Little's law: its DRAM peak x
+// chapter 02's latency / the SMs in use; a --sms green context restricts them).
+inline InFlightNeed in_flight_need_here() {
+  int device = 0;
+  TUT_CUDA_CHECK(cudaGetDevice(&device));
+  InFlightNeed need;
+  need.dram_gbps = query_device(device).peak_dram_gbps;
+  need.sms = sm_count_in_use(device);
+  return need;
 }
 
 // One candidate's median milliseconds for a measured search: a warm-up and five repetitions, in no NVTX "timed"

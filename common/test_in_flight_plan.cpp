@@ -53,12 +53,12 @@ TEST_CASE("in-flight model: none clears the need: the most in flight, with the n
   CHECK(p->choice == "t192-s12-r8-b6");
   CHECK(p->why.find("none clears it; the most in flight: 6 blocks x 60 KiB = 360 KiB") != std::string::npos);
   CHECK(p->why.find("in flight per SM needed (3352 GB/s x ") != std::string::npos);
-  // A candidate that does not fit at all (0 blocks) keeps nothing in flight and names no tile size.
+  // A candidate that does not fit at all (0 blocks) keeps nothing in flight.
   std::vector<InFlightCandidate> none = {{"a", 0, 1024}, {"b", 0, 2048}};
   const auto q = in_flight_model(none, 1u << 20, need);
   REQUIRE(q);
   CHECK(q->choice == "a");
-  CHECK(q->why.find("0 blocks x 0 KiB = 0 KiB") != std::string::npos);
+  CHECK(q->why.find("0 blocks x 1 KiB = 0 KiB") != std::string::npos);
 }
 
 TEST_CASE("in-flight model: no candidates, no plan") { CHECK_FALSE(in_flight_model({}, 1, h100())); }

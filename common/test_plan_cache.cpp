@@ -11,21 +11,15 @@
 #include "doctest.hpp"
 #include "cli.hpp"
 #include "plan_cache.hpp"
+#include "temp_dir.hpp"
 
 using namespace tut;
 
 namespace {
 
 // A fresh folder under /tmp for one test, removed with its files at the end.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/tut-plan-test-XXXXXX";
-    const char* p = ::mkdtemp(tmpl);
-    REQUIRE(p != nullptr);
-    path = p;
-  }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
+struct TempDir : testing::TempDir {
+  TempDir() : testing::TempDir("tut-plan-test") {}
 };
 
 PlanKey h100_key() {
@@ -75,6 +69,32 @@ TEST_CASE("Little's law: bytes in flight per SM, H100 against H200 (datasheet ba
   CHECK(bytes_in_flight_per_sm(0, 1e-6, 132) == 0.0);
   CHECK(bytes_in_flight_per_sm(1e12, 1e-6, 0) == 0.0);
   CHECK(bytes_in_flight_per_sm(1e12, -1, 4) == 0.0);
+}
+
+TEST_CASE("the in-flight model: only one clears the need, none does, several do") {
+  const std::vector<std::string> names = {"default", "other"};
+  const double need = 20.0 * 1024;  // bytes per SM
+  const std::string text = in_flight_need_text(need, 4814.3, kChapter02DramLatencySeconds, 132);
+  CHECK(text == "20 KiB in flight per SM needed (4814 GB/s x 564 ns / 132 SMs)");
+  // 6 blocks x 6 KiB = 36 KiB: below twice the need; 4 blocks x 16 KiB = 64 KiB: above it.
+  const InFlight small{6, 6 * 1024.0}, large{4, 16 * 1024.0};
+  CHECK(in_flight_text(small) == "6 blocks x 6 KiB = 36 KiB");
+  CHECK(in_flight_text(InFlight{2.7273, 32 * 1024.0}) == "2.73 blocks x 32 KiB = 87 KiB");  // clusters: a fraction
+  const std::optional<Plan> only = in_flight_model(names, {small, large}, need, text);
+  REQUIRE(only);
+  CHECK(only->choice == "other");
+  CHECK(only->why == "model: " + text + ", only it clears x2: 4 blocks x 16 KiB = 64 KiB");
+  // None clears it: the most in flight, whichever position it has.
+  const std::optional<Plan> none = in_flight_model(names, {InFlight{1, 8192}, InFlight{2, 8192}}, need, text);
+  REQUIRE(none);
+  CHECK(none->choice == "other");
+  CHECK(none->why.find("none clears it; the most in flight: 2 blocks x 8 KiB = 16 KiB") != std::string::npos);
+  // Several clear it: the model cannot tell them apart, the search must.
+  CHECK_FALSE(in_flight_model(names, {large, large}, need, text));
+  // A candidate of unknown residency (0 blocks) never clears it; the margin is the caller's to change.
+  CHECK(in_flight_model(names, {InFlight{}, large}, need, text)->choice == "other");
+  CHECK_FALSE(in_flight_model(names, {small, large}, need, text, 1.0));
+  CHECK_THROWS_AS(in_flight_model(names, {small}, need, text), std::logic_error);
 }
 
 TEST_CASE("hash_text is stable and distinguishes builds") {

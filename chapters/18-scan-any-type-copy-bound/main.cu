@@ -291,7 +291,7 @@ class TypedScanOf final : public TypedScan {
       stage_choice_ = plan_stage<S, Op>("18 " + label_, launched_, [&](const std::string& name) {
         double ms = 0;
         with_candidate<S, Op>(name, [&](auto k) {
-          ms = search_ms([&](cudaStream_t s) {
+          ms = tut::search_ms([&](cudaStream_t s) {
             scb::inclusive_scan_with<decltype(k)>(reinterpret_cast<const S*>(in_.data()), reinterpret_cast<S*>(out_.data()),
                                                   launched_, workspace_.data(), s);
           });

@@ -6,6 +6,8 @@
 #include "../34-fft-high-radix/fft_high_radix.cuh"
 #include "fft_chapter.cuh"
 #include "fft_tuned.cuh"
+#include "plan_cache.hpp"
+#include "stage_plan.cuh"
 
 namespace {
 template <class S, bool kTable = true>
@@ -22,7 +24,8 @@ tut::fft::FftVariant candidate(const std::string& name, const std::string& descr
   return v;
 }
 
-// The stage: candidate()'s fields, launched through fft_tuned::fft_tuned, which picks the shape by length.
+// The stage: candidate()'s fields, launched through fft_tuned::fft_tuned, which picks the shape by length; the
+// workload's setup() plans it for this GPU among stage_choice()'s candidates (stage_plan.cuh).
 tut::fft::FftVariant stage() {
   tut::fft::FftVariant v = candidate<fft_tuned::StageShape, fft_tuned::kStageTwiddleTable>(
       "fft-tuned",
@@ -31,6 +34,7 @@ tut::fft::FftVariant stage() {
       "block, 16-byte loads; N>=8192: four-step",
       false);
   v.launch = fft_tuned::fft_tuned;
+  v.plan = {"35 fft c2c", TUT_THIS_BUILD_ID(), fft_tuned::stage_choice};
   return v;
 }
 }  // namespace
@@ -53,6 +57,11 @@ std::vector<tut::fft::FftVariant> tuned_variants() {
       candidate<Shape<16, 256, 3>>("e16-t256-3blocks",
                                    "e16-t256 with __launch_bounds__(256, 3): at most 85 registers", true),
       candidate<Shape<16, 256>, false>("e16-t256-sincospif", "e16-t256 with sincospif twiddles", true),
+      candidate<fft_tuned::StageShape, false>(
+          "two-pass-t256-sincospif",
+          "the stage's shape up to N=1024 at every N: chapter 34's two passes, sincospif twiddles (the stage's "
+          "plan measures it against e16-t256-sincospif at N=2048, 4096)",
+          true),
   };
 }
 

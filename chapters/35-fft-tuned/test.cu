@@ -1,7 +1,8 @@
-// GPU tests for chapter 35: the FFT-chapter tests for the stage (every length 8 to 2^20, batches 1, 3, 133 and a
-// large one, which leave the last block of S signals partly empty; known transforms; the command line), every
-// tuning candidate where it differs from the stage (N = 32..4096), and the 8-byte path of N = 8 and 16 on
-// buffers that are not 16-byte aligned.
+// GPU tests for chapter 35: the FFT-chapter tests for the stage as its plan for this GPU runs it (every length 8
+// to 2^20, batches 1, 3, 133 and a large one, which leave the last block of S signals partly empty; known
+// transforms; the command line), every candidate its plan may choose, a stale plan file ignored, every tuning
+// candidate where it differs from the stage (N = 32..4096), and the 8-byte path of N = 8 and 16 on buffers that
+// are not 16-byte aligned.
 #define TUT_CHAPTER_NO_MAIN
 #include "main.cu"
 
@@ -30,6 +31,14 @@ TEST_CASE("35: every tuning candidate matches the CPU double FFT for N = 32..409
         tut::fft::testing::check_random(variants[i], log2n, batch);
       tut::fft::testing::check_known_transforms(variants[i], log2n);
     }
+}
+
+TEST_CASE("35: the stage's plan: every candidate it may choose matches the CPU double FFT (N = 2048, 4096)") {
+  tut::fft::testing::check_plan_candidates(tuned_variants().front());
+}
+
+TEST_CASE("35: a plan file naming no candidate of the stage, or cut short, is ignored with one line; it plans again") {
+  tut::fft::testing::check_stale_plan_ignored(chapter_spec(), tuned_variants().front(), {11});
 }
 
 TEST_CASE("35: N = 8 and 16 on buffers that are not 16-byte aligned (the 8-byte path)") {

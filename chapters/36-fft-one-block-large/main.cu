@@ -9,6 +9,8 @@
 
 #include "fft_chapter.cuh"
 #include "fft_one_block_large.cuh"
+#include "plan_cache.hpp"
+#include "stage_plan.cuh"
 
 namespace {
 namespace large = fft_one_block_large;
@@ -37,14 +39,16 @@ tut::fft::FftVariant candidate(const std::string& name, const std::string& descr
 
 }  // namespace
 
-// The stage first, then chapter 35's stage and the launch-shape candidates (on demand; N = 8192 and 16384 only).
+// The stage first (planned for this GPU by the workload's setup(): stage_plan.cuh), then chapter 35's stage and
+// the launch-shape candidates (on demand; N = 8192 and 16384 only).
 std::vector<tut::fft::FftVariant> large_variants() {
-  const tut::fft::FftVariant stage = variant(
+  tut::fft::FftVariant stage = variant(
       "fft-one-block-large",
       "N=8192,16384: one block per signal, E = 32 values per thread (radix 32.32.8 / 32.32.16), 256 / 512 threads, "
       "padded exchanges in dynamic shared memory, one read and one write; other N: chapter 35's stage",
       large::kMinLog2n, large::kMaxLog2n, large::stage_workspace_bytes, large::fft_one_block_large, false,
       large::setup_fft_one_block_large);
+  stage.plan = {"36 fft c2c", TUT_THIS_BUILD_ID(), large::stage_choice};
   // Chapter 35's stage, for the comparison at the same lengths.
   const tut::fft::FftVariant previous = variant(
       "fft-tuned", "chapter 35's stage (N = 8192, 16384: four-step, two kernels through global memory)",

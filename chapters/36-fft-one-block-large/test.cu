@@ -1,7 +1,8 @@
-// GPU tests for chapter 36: the FFT-chapter tests for the stage (every length 8 to 2^20 through the dispatcher:
-// chapter 35's stage, the one-block kernel at 8192 and 16384, the four-step above; batches 1, 3, 133 and about
-// 2^22 elements; known transforms; the command line), every launch-shape candidate at N = 8192 and 16384, and
-// the lengths the one-block kernel must refuse.
+// GPU tests for chapter 36: the FFT-chapter tests for the stage as its plan for this GPU runs it (every length 8
+// to 2^20 through the dispatcher: chapter 35's stage, the one-block kernel at 8192 and 16384, the four-step above;
+// batches 1, 3, 133 and about 2^22 elements; known transforms; the command line), every candidate its plan may
+// choose, a stale plan file ignored, every launch-shape candidate at N = 8192 and 16384, and the lengths the
+// one-block kernel must refuse.
 #include <stdexcept>
 #include <vector>
 
@@ -37,6 +38,14 @@ TEST_CASE("36: every candidate matches the CPU double FFT at N = 8192 and 16384,
         tut::fft::testing::check_random(variants[i], log2n, batch);
       tut::fft::testing::check_known_transforms(variants[i], log2n);
     }
+}
+
+TEST_CASE("36: the stage's plan: every candidate it may choose matches the CPU double FFT (N = 2048 .. 16384)") {
+  tut::fft::testing::check_plan_candidates(large_variants_set_up().front());
+}
+
+TEST_CASE("36: a plan file naming no candidate of the stage, or cut short, is ignored with one line; it plans again") {
+  tut::fft::testing::check_stale_plan_ignored(chapter_spec(), large_variants_set_up().front(), {13, 11});
 }
 
 TEST_CASE("36: the one-block kernel refuses lengths other than 8192 and 16384, the stage those outside 8 .. 2^20") {

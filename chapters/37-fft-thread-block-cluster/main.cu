@@ -10,7 +10,9 @@
 
 #include "fft_chapter.cuh"
 #include "fft_thread_block_cluster.cuh"
+#include "plan_cache.hpp"
 #include "report.hpp"
+#include "stage_plan.cuh"
 
 using fft_cluster::ClusterResidency;
 std::vector<ClusterResidency> cluster_residencies();
@@ -21,9 +23,10 @@ namespace cluster = fft_cluster;
 // A launch-shape candidate: N = 32768 and/or 65536 only, on demand.
 template <class Config>
 tut::fft::FftVariant candidate(const std::string& name, const std::string& description) {
-  // FftVariant's fields in order: name, description, lengths, workspace, set-up, launch, known defect, on demand.
+  // FftVariant's fields in order: name, description, lengths, workspace, set-up, launch, known defect, on demand,
+  // plan (none: an on-demand variant runs its one configuration).
   return {name, description, Config::kMinLog2n, Config::kMaxLog2n, Config::workspace_bytes,
-          cluster::setup_fft_cluster, Config::launch, "", true};
+          cluster::setup_fft_cluster, Config::launch, "", true, {}};
 }
 
 // After the table: how many clusters of each configuration the GPU holds at once (cluster_residencies()), and
@@ -74,7 +77,8 @@ std::vector<ClusterResidency> cluster_residencies() {
   return out;
 }
 
-// The stage first, then chapter 36's stage and the launch-shape candidates (on demand; N = 32768 and 65536 only).
+// The stage first (planned for this GPU by the workload's setup(): stage_plan.cuh), then chapter 36's stage and
+// the launch-shape candidates (on demand; N = 32768 and 65536 only).
 std::vector<tut::fft::FftVariant> cluster_variants() {
   const tut::fft::FftVariant stage{
       "fft-thread-block-cluster",
@@ -82,12 +86,12 @@ std::vector<tut::fft::FftVariant> cluster_variants() {
       "column FFTs, transpose through distributed shared memory, row FFTs; one read and one write; other N: "
       "chapter 36's stage",
       cluster::kMinLog2n, cluster::kMaxLog2n, cluster::stage_workspace_bytes, cluster::setup_fft_cluster,
-      cluster::fft_thread_block_cluster, "", false};
+      cluster::fft_thread_block_cluster, "", false, {"37 fft c2c", TUT_THIS_BUILD_ID(), cluster::stage_choice}};
   // Chapter 36's stage, for the comparison at the same lengths (its set-up: the shared-memory opt-in).
   const tut::fft::FftVariant previous{
       "fft-one-block-large", "chapter 36's stage (N = 32768, 65536: chapter 35's four-step through global memory)",
       fft_one_block_large::kMinLog2n, fft_one_block_large::kMaxLog2n, fft_one_block_large::stage_workspace_bytes,
-      fft_one_block_large::setup_fft_one_block_large, fft_one_block_large::fft_one_block_large, "", true};
+      fft_one_block_large::setup_fft_one_block_large, fft_one_block_large::fft_one_block_large, "", true, {}};
   return {
       stage,
       previous,

@@ -1,7 +1,8 @@
-// GPU tests for chapter 37: the FFT-chapter tests for the stage (every length 8 to 2^20 through the dispatcher:
-// chapter 36's stage up to 16384, the cluster kernel at 32768 and 65536, chapter 35's four-step above; batches 1,
-// 3, 133; known transforms; the command line), every launch-shape candidate at N = 32768 and 65536 with a larger
-// batch too, the residency set-up found, and the lengths the cluster kernel must refuse.
+// GPU tests for chapter 37: the FFT-chapter tests for the stage as its plan for this GPU runs it (every length 8
+// to 2^20 through the dispatcher: chapter 36's stage up to 16384, the cluster kernel at 32768 and 65536, chapter
+// 35's four-step above; batches 1, 3, 133; known transforms; the command line), every candidate its plan may
+// choose, a stale plan file ignored, every launch-shape candidate at N = 32768 and 65536 with a larger batch too,
+// the residency set-up found, and the lengths the cluster kernel must refuse.
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -55,6 +56,15 @@ TEST_CASE("37: the stage and every candidate match the CPU double FFT at N = 327
       for (long long batch : cluster_batches(log2n)) tut::fft::testing::check_random(v, log2n, batch);
       tut::fft::testing::check_known_transforms(v, log2n);
     }
+}
+
+TEST_CASE("37: the stage's plan: every candidate it may choose matches the CPU double FFT (N = 2048 .. 65536)") {
+  tut::fft::testing::check_plan_candidates(cluster_variants_set_up().front());
+}
+
+TEST_CASE("37: a plan file naming no candidate of the stage, or cut short, is ignored with one line; it plans again") {
+  // 32768 where clusters hold the stage's; else chapter 36's one-block length.
+  tut::fft::testing::check_stale_plan_ignored(chapter_spec(), cluster_variants_set_up().front(), {15, 13});
 }
 
 TEST_CASE("37: on a GPU with clusters every configuration runs as clusters, at least one resident") {

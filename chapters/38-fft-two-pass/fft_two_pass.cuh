@@ -5,7 +5,8 @@
 // complex values (64 or 128 bytes) that one warp issues together.
 //
 //   N = 8 .. 16384      chapter 36's stage, unchanged (chapter 35's stage up to 4096)
-//   N = 32768, 65536    chapter 37's cluster kernel; on a GPU without clusters, the two passes below
+//   N = 32768, 65536    chapter 37's cluster kernel or the two passes below, as the stage's plan for this GPU
+//                       chooses (stage_plan.cuh); on a GPU without clusters, the two passes
 //   N = 131072 .. 2^22  fft_columns_kernel then fft_rows_kernel: the four-step N = N1 x N2
 //
 // The four-step (chapter 35's regime 3): x[j1 N2 + j2], j1 < N1 rows, j2 < N2 columns, k = k1 + N1 k2:
@@ -32,6 +33,7 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "../37-fft-thread-block-cluster/fft_thread_block_cluster.cuh"  // chapters 37, 36 and 35
 #include "cli.hpp"
@@ -198,6 +200,7 @@ template <class S, int kFrom = kFirstLog2n, int kTo = kLastLog2n>
 struct TwoPass {
   static_assert(kFirstLog2n <= kFrom && kFrom <= kTo && kTo <= kLastLog2n, "lengths within 2^12 .. 2^22");
   static constexpr int kMinLog2n = kFrom, kMaxLog2n = kTo;
+  using LaunchShape = S;
   template <int kLog2n>
   using ColumnTile = Pass<kLog2n, S, false>;
   template <int kLog2n>
@@ -210,6 +213,23 @@ struct TwoPass {
 
   // Shared memory per block of the larger of the two kernels at 2^log2n (0 outside kFrom .. kTo).
   static std::size_t shared_bytes(int log2n) { return shared_bytes_from<kFrom>(log2n); }
+
+  // Pass 1's and pass 2's widths W at 2^log2n (kFrom .. kTo; the stage's plan compares configurations: the same
+  // widths build the same kernels).
+  static std::pair<int, int> widths(int log2n) {
+    std::pair<int, int> w{0, 0};
+    tut::fft::dispatch_length<kFrom, kTo>(log2n, "fft_two_pass::TwoPass::widths", [&](auto n) {
+      constexpr int k = ilog2(decltype(n)::value);
+      w = {ColumnTile<k>::W, RowTile<k>::W};
+    });
+    return w;
+  }
+
+  // True when set-up found that the current device runs 2^log2n (its blocks fit; sm_75: up to 2^16).
+  static bool runs(int log2n) {
+    const TwoPassPlan* plan = plans().find(tut::current_device());
+    return plan != nullptr && log2n >= kFrom && log2n <= kTo && ((plan->fits >> log2n) & 1u) != 0;
+  }
 
   // The shared-memory opt-in of both kernels at every length whose blocks fit on the current device. Once per
   // device; a launch at a length that does not fit throws UsageError (the program's one line, exit 2).
@@ -339,11 +359,10 @@ inline void setup_fft_two_pass() {
 }
 
 // The stage, by length: chapter 36's stage up to 16384, chapter 37's clusters at 32768 and 65536 (two passes
-// without them), two passes from 131072.
+// without them), two passes from 131072. Its workspace: the two passes' intermediate from 32768 (at 32768 and
+// 65536 the plan may choose two passes over the clusters: stage_plan.cuh).
 inline std::size_t stage_workspace_bytes(int log2n, long long batch) {
-  if (log2n >= kStageFromLog2n) return StageTwoPass::workspace_bytes(log2n, batch);
-  if (log2n == fft_cluster::kFirstLog2n || log2n == fft_cluster::kLastLog2n)
-    return cluster_fits(log2n) ? 0 : StageTwoPass::workspace_bytes(log2n, batch);
+  if (log2n >= fft_cluster::kFirstLog2n) return StageTwoPass::workspace_bytes(log2n, batch);
   return fft_one_block_large::stage_workspace_bytes(log2n, batch);
 }
 

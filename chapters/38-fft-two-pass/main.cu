@@ -9,7 +9,9 @@
 
 #include "fft_chapter.cuh"
 #include "fft_two_pass.cuh"
+#include "plan_cache.hpp"
 #include "report.hpp"
+#include "stage_plan.cuh"
 
 namespace {
 namespace two = fft_two_pass;
@@ -17,9 +19,10 @@ namespace two = fft_two_pass;
 // A two-pass configuration as a variant: its lengths, its workspace, the chapter's set-up.
 template <class Config>
 tut::fft::FftVariant two_pass_variant(const std::string& name, const std::string& description) {
-  // FftVariant's fields in order: name, description, lengths, workspace, set-up, launch, known defect, on demand.
+  // FftVariant's fields in order: name, description, lengths, workspace, set-up, launch, known defect, on demand,
+  // plan (none: an on-demand variant runs its one configuration).
   return {name, description, Config::kMinLog2n, Config::kMaxLog2n, Config::workspace_bytes,
-          two::setup_fft_two_pass, Config::launch, "", true};
+          two::setup_fft_two_pass, Config::launch, "", true, {}};
 }
 
 // After the FFT summary: the intermediate's size (allocated once, outside every timing) and both passes' blocks.
@@ -32,13 +35,16 @@ void two_pass_summary(std::ostream& os, const tut::Options& opt) {
   os << "workspace (the stage's intermediate between its passes, allocated before timing): " << std::fixed
      << std::setprecision(1) << static_cast<double>(bytes) / (1 << 20) << " MiB";
   if (bytes == 0) os << " (one pass at this length)";
+  if (log2n == fft_cluster::kFirstLog2n || log2n == fft_cluster::kLastLog2n)
+    os << " (for the plan's two-pass candidate; chapter 37's clusters use none)";
   os << "\n" << std::defaultfloat;
 }
 
 }  // namespace
 
-// The stage first, the two-pass path at every length it has (on demand), chapter 37's stage, then the
-// launch-shape candidates (on demand; N = 2^17 .. 2^20, w16 to 2^19).
+// The stage first (planned for this GPU by the workload's setup(): stage_plan.cuh), the two-pass path at every
+// length it has (on demand), chapter 37's stage, then the launch-shape candidates (on demand; N = 2^17 .. 2^20,
+// w16 to 2^19).
 std::vector<tut::fft::FftVariant> two_pass_variants() {
   const tut::fft::FftVariant stage{
       "fft-two-pass",
@@ -46,7 +52,7 @@ std::vector<tut::fft::FftVariant> two_pass_variants() {
       "twiddle, then row FFTs stored transposed through shared memory; 8 or 16 columns/rows per block (64/128-byte "
       "runs), E = 16; N=32768,65536: chapter 37's clusters; N<=16384: chapter 36's stage",
       two::kMinLog2n, two::kMaxLog2n, two::stage_workspace_bytes, two::setup_fft_two_pass, two::fft_two_pass, "",
-      false};
+      false, {"38 fft c2c", TUT_THIS_BUILD_ID(), two::stage_choice}};
   const tut::fft::FftVariant forced = two_pass_variant<two::StageTwoPass>(
       "two-pass", "the stage's two passes at every length from 4096 (to compare with the one-pass paths)");
   // Chapter 37's stage, for the comparison at the same lengths (from 131072: chapter 35's four-step).
@@ -54,7 +60,7 @@ std::vector<tut::fft::FftVariant> two_pass_variants() {
       "fft-thread-block-cluster",
       "chapter 37's stage (N >= 131072: chapter 35's four-step, its rows stored 8 bytes at a time)",
       fft_cluster::kMinLog2n, fft_cluster::kMaxLog2n, fft_cluster::stage_workspace_bytes,
-      fft_cluster::setup_fft_cluster, fft_cluster::fft_thread_block_cluster, "", true};
+      fft_cluster::setup_fft_cluster, fft_cluster::fft_thread_block_cluster, "", true, {}};
   return {
       stage,
       forced,

@@ -1,8 +1,10 @@
-// GPU tests for chapter 38: the FFT-chapter tests for the stage (every length 8 to 2^22 through the dispatcher:
-// chapter 36's stage up to 16384, chapter 37's clusters at 32768 and 65536, two passes above) and for the two-pass
-// path at every length it has, 4096 to 2^22 (batches 1, 3, and to 2^16 also 133 and about 2^22 elements; known
-// transforms; guards; the command line; planted batch + 1 and batch - 1); the two-pass path and every candidate at
-// 2^17 .. 2^20 with the largest odd batch of at most 2^24 elements; a launch before set-up; the stage's dispatch.
+// GPU tests for chapter 38: the FFT-chapter tests for the stage as its plan for this GPU runs it (every length 8 to
+// 2^22 through the dispatcher: chapter 36's stage up to 16384, chapter 37's clusters or two passes at 32768 and
+// 65536, two passes above) and for the two-pass path at every length it has, 4096 to 2^22 (batches 1, 3, and to
+// 2^16 also 133 and about 2^22 elements; known transforms; guards; the command line; planted batch + 1 and
+// batch - 1); every candidate the stage's plan may choose; a stale plan file ignored; the two-pass path and every
+// candidate at 2^17 .. 2^20 with the largest odd batch of at most 2^24 elements; a launch before set-up; the
+// stage's candidates and workspace.
 #define TUT_CHAPTER_NO_MAIN
 #include "main.cu"
 
@@ -52,26 +54,46 @@ TEST_CASE("38: a two-pass launch before its set-up on this device throws; after 
   CHECK_THROWS_WITH_AS(Fresh::launch(in.data(), out.data(), 13, 1, ws.data(), 0),
                        doctest::Contains("setup_fft_two_pass() was not called"), std::logic_error);
   tut::fft::FftVariant fresh{"fresh", "a configuration set up only here", 12, 13, Fresh::workspace_bytes,
-                             Fresh::set_up, Fresh::launch, "", true};
+                             Fresh::set_up, Fresh::launch, "", true, {}};
   for (int log2n : {12, 13}) {
     tut::fft::testing::check_random(fresh, log2n, 3);  // check_random runs the variant's set-up first
     tut::fft::testing::check_known_transforms(fresh, log2n);
   }
 }
 
-TEST_CASE("38: the stage runs chapter 37's clusters at 32768 and 65536 where the GPU has them, two passes elsewhere") {
+TEST_CASE("38: the stage's plan: every candidate it may choose matches the CPU double FFT (N = 2048 .. 2^19)") {
+  tut::fft::testing::check_plan_candidates(two_pass_variants_set_up().front());
+}
+
+TEST_CASE("38: a plan file naming no candidate of the stage, or cut short, is ignored with one line; it plans again") {
+  tut::fft::testing::check_stale_plan_ignored(chapter_spec(), two_pass_variants_set_up().front(), {17, 15, 11});
+}
+
+TEST_CASE("38: the stage's plan chooses clusters or two passes at 32768 and 65536, among widths from 131072") {
   tut::require_supported_gpu();
   fft_two_pass::setup_fft_two_pass();
   const bool clusters = fft_cluster::clusters_supported() && fft_two_pass::cluster_fits(15) &&
                         fft_two_pass::cluster_fits(16);
   for (int log2n : {15, 16}) {
     INFO("N = 2^" << log2n);
-    // No workspace where the cluster kernel runs (one pass); the two-pass intermediate where it does not.
-    CHECK(fft_two_pass::stage_workspace_bytes(log2n, 3) ==
-          (clusters ? 0 : fft_two_pass::StageTwoPass::workspace_bytes(log2n, 3)));
+    // The plan's candidates: chapter 37's clusters first (the default), then the two passes; without clusters
+    // the two passes alone.
+    const tut::fft::FftChoice choice = fft_two_pass::stage_choice(log2n);
+    REQUIRE(!choice.candidates.empty());
+    CHECK(choice.candidates.front().name == (clusters ? "c8" : "two-pass"));
+    CHECK(choice.candidates.back().name == "two-pass");
+    CHECK(choice.candidates.size() == (clusters ? 3u : 1u));  // c8, c4 or c8-split, two-pass
   }
-  for (int log2n = fft_two_pass::kStageFromLog2n; log2n <= fft_two_pass::kMaxLog2n; ++log2n)
+  // The workspace holds the two passes' intermediate wherever the stage may run them: from 32768 (the plan may
+  // choose them over the clusters at 32768 and 65536).
+  for (int log2n = 15; log2n <= fft_two_pass::kMaxLog2n; ++log2n)
     CHECK(fft_two_pass::stage_workspace_bytes(log2n, 3) == (std::size_t{3} << log2n) * sizeof(float2));
+  // The stage's own widths are never a second candidate: 2^17 and 2^18 add w8, 2^19 w8 and w16, 2^20 on none.
+  if (fft_two_pass::opt_in_shared_bytes() >= fft_two_pass::kSharedBudget) {
+    const std::vector<std::size_t> expected = {2, 2, 3, 1, 1, 1};  // 2^17 .. 2^22
+    for (int log2n = 17; log2n <= 22; ++log2n)
+      CHECK(fft_two_pass::stage_choice(log2n).candidates.size() == expected[static_cast<std::size_t>(log2n - 17)]);
+  }
   // What set-up found for every two-pass length: on sm_90 (227 KiB per block) every block fits.
   if (fft_two_pass::opt_in_shared_bytes() >= fft_two_pass::kSharedBudget) {
     for (int log2n = fft_two_pass::kFirstLog2n; log2n <= fft_two_pass::kLastLog2n; ++log2n)
@@ -80,7 +102,7 @@ TEST_CASE("38: the stage runs chapter 37's clusters at 32768 and 65536 where the
     // what initcheck found in this case at f043cbe).
     tut::fft::FftVariant stage{"stage-two-pass", "the stage's two-pass configuration", fft_two_pass::kFirstLog2n,
                                fft_two_pass::kLastLog2n, fft_two_pass::StageTwoPass::workspace_bytes,
-                               fft_two_pass::StageTwoPass::set_up, fft_two_pass::StageTwoPass::launch, "", true};
+                               fft_two_pass::StageTwoPass::set_up, fft_two_pass::StageTwoPass::launch, "", true, {}};
     tut::fft::testing::check_random(stage, 12, 3);
   }
 }

@@ -22,6 +22,40 @@ namespace tut::fft {
 using FftLaunch = std::function<void(const float2* in, float2* out, int log2n, long long batch,
                                      void* workspace, cudaStream_t stream)>;
 
+// ---- A tuned stage's plan per GPU (docs/tuning-per-gpu.md; fft_plan.cuh chooses) ------------------------------
+// What a candidate keeps resident on the current device, after its set-up: the blocks per SM (occupancy API; a
+// fraction for clusters, whose blocks spread over the SMs) and the signals one block holds (a fraction where
+// several blocks share a signal: a cluster's block, a pass's block of columns). 0 blocks: unknown.
+struct FftResidency {
+  double blocks_per_sm = 0;
+  double signals_per_block = 0;
+};
+
+// One configuration the stage may run at a length: its name in the plan line and the plan file, its launch (the
+// contract of FftLaunch), what it keeps resident (empty: unknown) and how often it moves the batch.
+struct FftCandidate {
+  std::string name;
+  FftLaunch launch;
+  std::function<FftResidency()> residency;
+  int passes = 1;  // reads and writes of the batch (2: the two-pass and four-step paths)
+};
+
+// The candidates at one length, the default first (the one the stage's own `launch` runs). With one, `why` says
+// why there is nothing to choose (the model's reason in the plan line).
+struct FftChoice {
+  std::vector<FftCandidate> candidates;
+  std::string why;
+};
+
+// A stage's plan: its name in the plan key ("35 fft c2c"), its build (TUT_THIS_BUILD_ID() of the chapter's
+// main.cu: a rebuild plans again), and its choice at each length (called after the variant's set-up on the
+// current device). Empty `choices`: the variant has no plan and runs `launch`.
+struct FftStagePlan {
+  std::string stage;
+  std::string build_id;
+  std::function<FftChoice(int log2n)> choices;
+};
+
 struct FftVariant {
   std::string name;
   std::string description;
@@ -33,6 +67,9 @@ struct FftVariant {
   FftLaunch launch;
   std::string known_defect;  // for 'article' variants that reproduce a documented defect
   bool on_demand = false;    // run only when named (--variant NAME or all); see VariantSpec
+  // The stage's plan: the workload's setup() chooses among plan.choices(log2n) on its own buffers (fft_plan.cuh)
+  // and run() launches the choice; `launch` stays the default (the first candidate), which tests call directly.
+  FftStagePlan plan;
 };
 
 // Shortest and longest --length any chapter accepts.

@@ -1,14 +1,23 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <sstream>
+#include <string>
 
 #include "cuda_check.cuh"
 #include "device.cuh"
 #include "device_buffer.cuh"
 #include "device_guards.cuh"
+#include "fft_plan.cuh"
 #include "fft_reference.hpp"
 #include "fft_testing.cuh"
+#include "plan_cache.hpp"
+#include "temp_dir.hpp"
 
 namespace tut::fft::testing {
 namespace {
@@ -16,6 +25,12 @@ namespace {
 constexpr int kMaxLog2nSanitized = 13;
 constexpr std::size_t kMaxElementsSanitized = std::size_t{1} << 16;
 constexpr double kPi = 3.14159265358979323846;
+
+// No plan folder: a plan made with it is measured every time and recorded nowhere.
+const PlanCache& no_plan_cache() {
+  static const PlanCache none("");
+  return none;
+}
 
 // Runs `v` on `input` (batch signals of 2^log2n) with poisoned output and workspace; returns the output and
 // REQUIREs that the input was left as it was and that no buffer's guard was written (device_guards.cuh).
@@ -25,10 +40,15 @@ std::vector<float2> run_poisoned(const FftVariant& v, int log2n, long long batch
   in.label("input").watch();  // the transform is out-of-place
   out.label("output");
   ws.label("workspace");
+  set_up(v);  // what the workload's setup() does before any run
+  // A tuned stage runs its plan for this GPU, made as the workload's setup() makes it (on these buffers, before
+  // they are poisoned) but never cached: each case plans afresh. check_plan_candidates tests every candidate.
+  const FftLaunch launch =
+      v.plan.choices ? plan_fft_stage(v.plan, {in.data(), out.data(), ws.data(), log2n, batch}, &no_plan_cache()).launch
+                     : v.launch;
   out.poison();
   ws.poison();
-  set_up(v);  // what the workload's setup() does before any run
-  v.launch(in.data(), out.data(), log2n, batch, ws.data(), 0);
+  launch(in.data(), out.data(), log2n, batch, ws.data(), 0);
   TUT_CHECK_LAUNCH();
   TUT_CUDA_CHECK(cudaDeviceSynchronize());
   const CheckResult buffers = with_buffer_checks(CheckResult{});
@@ -259,6 +279,148 @@ void check_planted_batch_bugs(const std::vector<FftVariant>& variants) {
         CHECK(first_poisoned(out.download()) == (static_cast<std::size_t>(batch) - 1) * n);
       }
     }
+  }
+}
+
+namespace {
+
+// `stage` as a variant that runs `c` at every length and has no plan (for the checks above).
+FftVariant as_variant(const FftVariant& stage, const FftCandidate& c) {
+  FftVariant v = stage;
+  v.name = stage.name + " (candidate " + c.name + ")";
+  v.launch = c.launch;
+  v.plan = {};
+  return v;
+}
+
+// The stage's candidates at 2^log2n, after its set-up on this device.
+FftChoice choice_at(const FftVariant& stage, int log2n) {
+  REQUIRE_MESSAGE(stage.plan.choices, stage.name << " has no plan");
+  set_up(stage);
+  return stage.plan.choices(log2n);
+}
+
+// For the scope: this process plans in `dir` (as TUT_PLAN_DIR), logging to `log`; everything restored after.
+class ScopedPlanDir {
+ public:
+  ScopedPlanDir(const std::string& dir, std::ostream* log) : saved_(plan_settings()) {
+    const char* old = std::getenv("TUT_PLAN_DIR");
+    if (old) old_dir_ = old;
+    ::setenv("TUT_PLAN_DIR", dir.c_str(), 1);
+    plan_settings().dir_set = false;  // read TUT_PLAN_DIR, as a run of the program does
+    plan_settings().replan = false;
+    plan_settings().log = log;
+  }
+  ~ScopedPlanDir() {
+    if (old_dir_) ::setenv("TUT_PLAN_DIR", old_dir_->c_str(), 1);
+    else ::unsetenv("TUT_PLAN_DIR");
+    plan_settings() = saved_;
+  }
+
+ private:
+  PlanSettings saved_;
+  std::optional<std::string> old_dir_;
+};
+
+int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+}  // namespace
+
+void check_plan_candidates(const FftVariant& stage) {
+  require_supported_gpu();
+  int lengths_with_a_choice = 0;
+  for (int log2n : test_log2_lengths(stage)) {
+    const FftChoice choice = choice_at(stage, log2n);
+    REQUIRE(!choice.candidates.empty());
+    if (choice.candidates.size() == 1) {  // the stage's own launch: check_variants tests it
+      CHECK_MESSAGE(!choice.why.empty(), stage.name << " at N = 2^" << log2n << ": one candidate and no reason");
+      continue;
+    }
+    ++lengths_with_a_choice;
+    for (const FftCandidate& c : choice.candidates) {
+      const FftVariant v = as_variant(stage, c);
+      for (long long batch : variant_batches(log2n))
+        if (batch == 1 || (batch << log2n) <= (1ll << 24)) check_random(v, log2n, batch);
+      check_known_transforms(v, log2n);
+    }
+  }
+  MESSAGE(stage.name << ": the candidates at " << lengths_with_a_choice << " lengths with a choice checked");
+}
+
+void check_stale_plan_ignored(const ChapterSpec& spec, const FftVariant& stage, const std::vector<int>& lengths) {
+  require_supported_gpu();
+  int log2n = 0;
+  FftChoice choice;
+  const std::vector<int> tested = test_log2_lengths(stage);  // capped under a sanitizer
+  for (int l : lengths) {
+    if (std::find(tested.begin(), tested.end(), l) == tested.end()) continue;
+    choice = choice_at(stage, l);
+    if (choice.candidates.size() >= 2) {
+      log2n = l;
+      break;
+    }
+  }
+  if (log2n == 0) {
+    MESSAGE(stage.name << ": one candidate at every length tried on this GPU; its plan never reads a plan file");
+    return;
+  }
+  const bool small = tut::testing::under_sanitizer();
+  const long long batch = std::max(1ll, (1ll << (small ? 16 : 24)) >> log2n);
+  const std::size_t size = static_cast<std::size_t>(batch) << log2n;
+  INFO(stage.name << " at N = 2^" << log2n << ", batch " << batch);
+  DeviceBuffer<float2> in(random_signals(size, tut::testing::test_seed() + 38)), out(size);
+  DeviceBuffer<unsigned char> ws(workspace_of(stage, log2n, batch));
+  const FftProblem problem{in.data(), out.data(), ws.data(), log2n, batch};
+  const tut::testing::TempDir dir("tut-fft-plan");
+  std::ostringstream log;
+  const ScopedPlanDir scoped(dir.path, &log);
+  PlanRequest r = fft_plan_request(stage.plan, choice, problem);
+  r.model = nullptr;  // the model may decide on this GPU, and then no file is read: go to the cache
+  const PlanCache cache(dir.path, &log);
+  const std::string path = cache.path_for(r.key);
+  const auto is_candidate = [&](const std::string& name) {
+    return std::find(r.candidates.begin(), r.candidates.end(), name) != r.candidates.end();
+  };
+  // 1. A plan of this key naming a candidate the stage does not have (a build that had it, say).
+  REQUIRE(cache.store(r.key, Plan{"no-such-candidate", "measured: a candidate this stage does not have"}));
+  const Plan replanned = choose_plan(r);
+  CHECK(count_lines(log.str()) == 1);
+  CHECK(log.str().rfind("plan cache: ignoring " + path, 0) == 0);
+  CHECK(log.str().find("no longer a candidate") != std::string::npos);
+  CHECK(is_candidate(replanned.choice));
+  CHECK(replanned.why.rfind("measured: " + std::to_string(r.candidates.size()) + " candidates", 0) == 0);
+  // 2. The next run reads the plan just measured, silently.
+  const Plan cached = choose_plan(r);
+  CHECK(cached.choice == replanned.choice);
+  CHECK(cached.why.rfind("cached: measured:", 0) == 0);
+  CHECK(count_lines(log.str()) == 1);
+  // 3. The same file cut short: ignored with one line more, planned again.
+  {
+    std::ifstream whole(path);
+    const std::string text((std::istreambuf_iterator<char>(whole)), std::istreambuf_iterator<char>());
+    std::ofstream(path, std::ios::trunc) << text.substr(0, text.size() / 2);
+  }
+  const Plan after_cut = choose_plan(r);
+  CHECK(count_lines(log.str()) == 2);
+  CHECK(log.str().find("truncated") != std::string::npos);
+  CHECK(is_candidate(after_cut.choice));
+  // 4. The chosen candidate runs right.
+  check_random(as_variant(stage, candidate_named(choice, after_cut.choice)), log2n, 3);
+  // 5. The program itself, with the unknown candidate in its plan file again: it plans again and its check
+  //    passes. Where its model decides (one wave, or Little's law) the file is not read; the line says so.
+  if (small) return;
+  REQUIRE(cache.store(r.key, Plan{"no-such-candidate", "measured: a candidate this stage does not have"}));
+  const std::size_t lines_before = static_cast<std::size_t>(count_lines(log.str()));
+  CHECK(tut::testing::run_chapter_with(spec, {"--length", std::to_string(1ll << log2n), "--size", std::to_string(size),
+                                              "--variant", stage.name, "--reps", "1", "--warmup", "0"}) == 0);
+  REQUIRE(!plan_lines().empty());
+  const std::string line = plan_lines().back();
+  INFO("the program's plan line: " << line);
+  if (line.find("(model: ") != std::string::npos) {
+    MESSAGE("the program's model decided, so its plan file was not read: " << line);
+  } else {
+    CHECK(static_cast<std::size_t>(count_lines(log.str())) == lines_before + 1);
+    CHECK(line.find("(measured: ") != std::string::npos);
   }
 }
 

@@ -11,7 +11,8 @@
 //     so a mix-up between signals shows);
 //   - the chapter program's command line: a bad --length exits 2; --variant all at N = 256 runs and passes
 //     its checks (not under a sanitizer, since the program also runs cuFFT);
-//   - planted size bugs: batch + 1 and batch - 1 signals on buffers of batch (check_planted_batch_bugs).
+//   - planted size bugs: batch + 1 and batch - 1 signals on buffers of batch (check_planted_batch_bugs);
+//   - a tuned stage (one with a plan) runs as its plan for this GPU chooses (planned afresh for each case).
 // Under a compute-sanitizer setup (TUT_SANITIZER set) lengths stop at 2^13, batches at 133 signals and 2^16
 // elements, and cuFFT is not run (the tolerance is the floor alone), so that the tools check our kernels only.
 #pragma once
@@ -55,6 +56,19 @@ void check_variants_known(const std::vector<FftVariant>& variants);
 // output's guard must name the signal written past its end) and with batch - 1 (the last signal keeps the
 // poison), at lengths up to 2^13 (one signal fits in the 64 KiB guard) and batches 1, 3, 133.
 void check_planted_batch_bugs(const std::vector<FftVariant>& variants);
+
+// A tuned stage's plan (FftVariant::plan, fft_plan.cuh). check_variants runs the stage as planned (never
+// cached). This checks every candidate the plan may choose, at each length the stage is tested at where it has
+// more than one (a length with one runs the stage's own launch), against the CPU double FFT at variant_batches
+// (up to 2^24 elements) and the known transforms.
+void check_plan_candidates(const FftVariant& stage);
+
+// In a temporary TUT_PLAN_DIR, at the first of `lengths` (those test_log2_lengths keeps) where the stage has more
+// than one candidate: a plan file naming a candidate the stage does not have, then one cut short, are each
+// ignored with one line; the stage plans again (measuring: the model is left out, so that the file is read),
+// caches a real candidate and reads it back the next time; that candidate runs right; and the chapter program
+// (`spec`) with the bad file plans again and passes its check.
+void check_stale_plan_ignored(const ChapterSpec& spec, const FftVariant& stage, const std::vector<int>& lengths);
 
 // The chapter program rejects bad --length values with exit status 2.
 void check_command_line(const ChapterSpec& spec);

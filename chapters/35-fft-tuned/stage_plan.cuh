@@ -1,0 +1,72 @@
+// The stage's plan per GPU (docs/tuning-per-gpu.md): which configuration fft_tuned() runs at each length on this
+// GPU, and why. common/fft/fft_plan.cuh chooses; this file lists the candidates at each length, the default (the
+// configuration fft_tuned() runs) first:
+//   N = 8, 16       one kernel (a signal per thread): nothing to choose;
+//   N = 32 .. 1024  one shape, chapter 34's two passes with sincospif (the stage's choice from the H200's
+//                   --variant all, README "How the stage was chosen");
+//   N = 2048, 4096  the stage's radix-16 passes (e16-t256-sincospif) or its two passes (two-pass-t256-sincospif,
+//                   the stage before commit f18eb3b): both keep far more in flight than Little's law asks on an
+//                   H100 or H200, so the model cannot tell them apart and a short search on the stage's own
+//                   buffers does;
+//   N >= 8192       the four-step (E = 16): one configuration.
+// Chapters 36 to 38 take these candidates at the lengths where their stages run this one.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <utility>
+
+#include "cuda_check.cuh"
+#include "dispatch.hpp"
+#include "fft_chapter.cuh"
+#include "fft_tuned.cuh"
+
+namespace fft_tuned {
+
+// What fft_block_kernel<N, S, kTable> keeps resident on the current device at 2^log2n (32 .. 4096).
+template <class S, bool kTable>
+tut::fft::FftResidency block_residency(int log2n) {
+  tut::fft::FftResidency r;
+  tut::fft::dispatch_length<5, kMaxBlockLog2n>(log2n, "fft_tuned::block_residency", [&](auto n) {
+    constexpr int N = decltype(n)::value;
+    using SP = ShapePlan<N, S>;
+    int blocks = 0;
+    TUT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fft_block_kernel<N, S, kTable>,
+                                                                 SP::kBlockThreads, 0));
+    r = {static_cast<double>(blocks), static_cast<double>(SP::kSignals)};
+  });
+  return r;
+}
+
+// What fft_per_thread_kernel<N> keeps resident at N = 8 or 16 (256 signals per block).
+inline tut::fft::FftResidency per_thread_residency(int log2n) {
+  int blocks = 0;
+  TUT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &blocks, log2n == 3 ? fft_per_thread_kernel<8, true> : fft_per_thread_kernel<16, true>, kPerThreadBlock, 0));
+  return {static_cast<double>(blocks), static_cast<double>(kPerThreadBlock)};
+}
+
+// The block-regime candidate of shape S with sincospif twiddles (the stage's twiddles), launched as `launch`.
+template <class S>
+tut::fft::FftCandidate block_candidate(const char* name, int log2n, tut::fft::FftLaunch launch) {
+  return {name, std::move(launch), [log2n] { return block_residency<S, kStageTwiddleTable>(log2n); }};
+}
+
+// The stage's candidates at 2^log2n, the default first.
+inline tut::fft::FftChoice stage_choice(int log2n) {
+  if (log2n <= 4)
+    return {{{"per-thread", fft_tuned, [log2n] { return per_thread_residency(log2n); }}},
+            "N = 8 and 16 run one kernel, a signal per thread: nothing to choose"};
+  if (log2n < kStageLongFromLog2n)
+    return {{block_candidate<StageShape>("two-pass-t256-sincospif", log2n, fft_tuned)},
+            "one shape up to N = 1024: chapter 34's two passes"};
+  if (log2n <= kMaxBlockLog2n)
+    return {{block_candidate<StageShapeLong>("e16-t256-sincospif", log2n, fft_tuned),
+             block_candidate<StageShape>("two-pass-t256-sincospif", log2n, fft<StageShape, kStageTwiddleTable>)},
+            ""};
+  tut::fft::FftChoice four_step{{{"four-step-e16", fft_tuned, {}}}, "the four-step (E = 16): one configuration"};
+  four_step.candidates[0].passes = 2;
+  return four_step;
+}
+
+}  // namespace fft_tuned
