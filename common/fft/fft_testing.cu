@@ -402,7 +402,8 @@ void check_stale_plan_ignored(const ChapterSpec& spec, const FftVariant& stage, 
   }
   const Plan after_cut = choose_plan(r);
   CHECK(count_lines(log.str()) == 2);
-  CHECK(log.str().find("truncated") != std::string::npos);
+  // Its line names why (cut inside a field or before the end line: either is a reason to ignore it).
+  CHECK(log.str().find("plan cache: ignoring " + path, log.str().find('\n') + 1) != std::string::npos);
   CHECK(is_candidate(after_cut.choice));
   // 4. The chosen candidate runs right.
   check_random(as_variant(stage, candidate_named(choice, after_cut.choice)), log2n, 3);
