@@ -466,6 +466,20 @@ class ChapterMapTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "different GPUs"):
             chapter_map.render(self.BODY, [self.RESULTS, other])
 
+    def test_csv_runs(self):
+        """A chapter's cell from its own CSV run (stage, previous stage, cuBLAS in one process), only on the results
+        file's GPU; overlapping ranges of repetitions are a tie."""
+        from tutkit import chapter_map
+        tmp = Path(tempfile.mkdtemp())
+        self.addCleanup(shutil.rmtree, tmp)
+        head = "chapter,variant,median_ms,min_ms,max_ms,speed_vs_ref,ref_name\n"
+        (tmp / "run.csv").write_text(head + "56-x-y,x-y,2.0,1.9,2.1,0.9,cublas\n56-x-y,prev-z,1.9,1.8,1.95,0.95,cublas\n"
+                                     "56-x-y,cublas,1.8,1.7,1.9,1,cublas\n")
+        (tmp / "run.err").write_text("# GPU 0: Fake GPU 80GB (compute capability 9.0, 132 SMs)\n")
+        self.assertEqual(chapter_map.csv_run_cell("run.csv", "prev-z", "Fake GPU 80GB", tmp), "0.95x prev (a tie), 0.90x cuBLAS")
+        self.assertIsNone(chapter_map.csv_run_cell("run.csv", "prev-z", "Other GPU", tmp))
+        self.assertIsNone(chapter_map.csv_run_cell("none.csv", "prev-z", "Fake GPU 80GB", tmp))
+
     def test_length_runs(self):
         """36-38's cells come from a committed run at their own length, with the previous stage in the same table,
         only when that run's GPU is the results file's."""

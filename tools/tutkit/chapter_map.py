@@ -48,6 +48,16 @@ LENGTH_RUNS = {
     "38": (["docs/results/raw/2026-11-27-h100/screens-bbee8ca/c38-all-n1048576.txt",
             f"{H200_RUN}/c38-all-n1048576.txt"], "fft-thread-block-cluster"),
 }
+# Chapters whose stage changed, or that came, after the results file's run: their cell comes from a committed
+# `--variant all --format csv` run of the chapter's program (the stage, the previous stage under its folder's name,
+# cuBLAS, one process), used only when that run's GPU (its .err banner beside the CSV) is the results file's.
+S3_RUN = "docs/results/raw/2026-11-28-h200-s3"
+CSV_RUNS = {
+    "54": f"{S3_RUN}/c1/54-bf16-gemm-wgmma-4096x4096x4096.csv",
+    "55": f"{S3_RUN}/c1/55-bf16-gemm-tma-mbarrier-4096x4096x4096.csv",
+    "56": f"{S3_RUN}/c5/56-bf16-gemm-warp-specialized-4096x4096x4096.csv",
+}
+PREVIOUS_STAGE = {"54": "bf16-gemm-cp-async-pipeline", "55": "bf16-gemm-wgmma", "56": "bf16-gemm-tma-mbarrier"}
 
 
 def _x(v):
@@ -110,6 +120,28 @@ def length_run_cell(chapter, captures, previous, gpu, root):
     return f"N = {length}: " + ", ".join(parts)
 
 
+def csv_run_cell(capture, previous, gpu, root):
+    """The cell from a chapter program's CSV run (see CSV_RUNS) if it ran on GPU, else None."""
+    path = Path(root) / capture
+    err = path.with_suffix(".err")
+    banner = "\n".join(line.lstrip("# ") for line in err.read_text().splitlines()) if err.is_file() else ""
+    if not path.is_file() or parse_program_table(banner)[0] != gpu:
+        return None
+    import csv
+    with open(path) as f:
+        rows = {r["variant"]: r for r in csv.DictReader(line for line in f if not line.startswith("#"))}
+    chapter = next(iter(rows.values()))["chapter"] if rows else ""
+    stage, prev = rows.get(chapter.split("-", 1)[1]), rows.get(previous)
+    if stage is None:
+        return None
+    parts = []
+    if prev is not None:
+        tie = float(stage["min_ms"]) <= float(prev["max_ms"]) and float(prev["min_ms"]) <= float(stage["max_ms"])
+        parts.append(f"{_x(float(prev['median_ms']) / float(stage['median_ms']))} prev" + (" (a tie)" if tie else ""))
+    parts.append(f"{_x(float(stage['speed_vs_ref']))} {REF_LABEL.get(stage['ref_name'], stage['ref_name'])}")
+    return ", ".join(parts)
+
+
 def headlines(results, root=REPO_ROOT):
     """{two-digit chapter number: the result cell} from one results JSON document (tools/results), and for the
     chapters of LENGTH_RUNS their committed run at their own length."""
@@ -159,6 +191,10 @@ def headlines(results, root=REPO_ROOT):
     chapters = {p["chapter"][:2]: p["chapter"] for p in results.get("programs", [])}
     for num, (capture, previous) in LENGTH_RUNS.items():
         cell = length_run_cell(chapters.get(num, ""), capture, previous, gpu, root) if num in chapters else None
+        if cell:
+            out[num] = cell
+    for num, capture in CSV_RUNS.items():
+        cell = csv_run_cell(capture, PREVIOUS_STAGE[num], gpu, root)
         if cell:
             out[num] = cell
     return out

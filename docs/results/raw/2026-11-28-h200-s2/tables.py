@@ -177,7 +177,10 @@ def candidates_table(index):
             cells.append(f"{tflops(r):.1f} ({float(r['speed_vs_ref']):.2f}x)")
         label = f"**`{variant}`** (the stage)" if variant == stage else f"`{variant}`"
         out.append(f"| {label} | " + " | ".join(cells) + " |")
-    best = max((v for v in runs[SHAPES_C3[0]] if v != "cublas"), key=lambda v: tflops(runs[SHAPES_C3[0]][v]))
+    # The stage's own candidates: not cuBLAS, not another chapter's stage (the previous stage, the fallback).
+    others = {s for c, s in LADDER if s != stage} | {c.split("-", 1)[1] for c, s in LADDER if s != stage}
+    best = max((v for v in runs[SHAPES_C3[0]] if v != "cublas" and v not in others),
+               key=lambda v: tflops(runs[SHAPES_C3[0]][v]))
     st, b = runs[SHAPES_C3[0]][stage], runs[SHAPES_C3[0]][best]
     verdict = ("the stage is the fastest at 4096³" if best == stage else
                f"`{best}` is {float(st['median_ms']) / float(b['median_ms']):.2f}x faster than the stage at 4096³ "

@@ -20,15 +20,17 @@ HERE = pathlib.Path(__file__).resolve().parent
 S2 = runpy.run_path(str(HERE.parent / "2026-11-28-h200-s2" / "tables.py"))
 LADDER = S2["LADDER"]
 CALL1 = ("c2f95f5", 200)  # commit, --budget-ms of call 1 (c1.sh)
+CALL5 = ("3483b2a", 200)  # call 5 (c5.sh): chapter 56
+LADDER.append(("56-bf16-gemm-warp-specialized", "bf16-gemm-warp-specialized"))
 
 # The s2 functions' globals (one dict: every function of that script shares it).
 g = S2["first_table"].__globals__
 g.update(
     HERE=HERE,
     RAW_LINK="../../docs/results/raw/2026-11-28-h200-s3/",
-    CALLS={"c1": CALL1},
+    CALLS={"c1": CALL1, "c5": CALL5},
     CANDIDATES_CALL="c1",
-    RUN_FILES={c: f"c1/{c}-4096x4096x4096.csv" for c, _ in LADDER[4:]},
+    RUN_FILES={c: f"{'c5' if c.startswith('56') else 'c1'}/{c}-4096x4096x4096.csv" for c, _ in LADDER[4:]},
     NCU_CSV="c1/ncu-tc/ncu-tensor.csv",
     NCU_CHAPTERS="53,54,55",
     PROVENANCE=f"NVIDIA H200, CUDA 13.0, 2026-11-28, the working tree of commit `{CALL1[0]}`",
@@ -46,6 +48,10 @@ g["NCU_WHY"].update({
         "the warps issue an instruction in {a}% of the cycles against chapter 54's {p}% (one thread asks TMA for a "
         "slice where 256 computed addresses and issued `cp.async`), and the tensor pipe is busy {b}% of the active "
         "cycles against {pb}%"),
+    6: ("tensor pipe %", "stall long sb",
+        "the tensor pipe is busy {a}% of the active cycles, against {p}% in chapter 55's kernel (its two blocks per SM, "
+        "profiled in call 1 of this session), and the `long scoreboard` stall per issued instruction is {b} against "
+        "{pb}"),
 })
 
 # Chapter 18 on the H200: (label, before: (file under ../2026-11-28-h200-s2/c1/, commit), after: (file here,
@@ -98,8 +104,32 @@ def sums_18():
     return "\n".join(out)
 
 
-TABLES = [(f"{LADDER[i][0]}-h200", S2["screen"](i)) for i in (4, 5)] + [
-    ("54-candidates-h200", lambda: S2["candidates_table"](4)), ("55-candidates-h200", lambda: S2["candidates_table"](5)),
+def with_call(call, ncu_csv, ncu_chapters, make):
+    """make() with the s2 functions reading call `call`'s files (the candidates, the ncu capture)."""
+    def run():
+        g.update(CANDIDATES_CALL=call, NCU_CSV=ncu_csv, NCU_CHAPTERS=ncu_chapters,
+                 PROVENANCE=f"NVIDIA H200, CUDA 13.0, 2026-11-28, the working tree of commit `{g['CALLS'][call][0]}`")
+        return make()
+    return run
+
+
+def ncu_rows_both_calls():
+    """The ncu rows of calls 1 (chapters 53-55) and 5 (56), so that 56's sentence can name chapter 55's row."""
+    rows = {}
+    for path in ("c1/ncu-tc/ncu-tensor.csv", "c5/ncu-tc/ncu-tensor.csv"):
+        with open(HERE / path) as f:
+            rows.update({r["chapter"]: r for r in csv.DictReader(f)})
+    return rows
+
+
+g["ncu_rows"] = ncu_rows_both_calls
+C1 = ("c1", "c1/ncu-tc/ncu-tensor.csv", "53,54,55")
+C5 = ("c5", "c5/ncu-tc/ncu-tensor.csv", "56")
+TABLES = [(f"{LADDER[i][0]}-h200", with_call(*C1, S2["screen"](i))) for i in (4, 5)] + [
+    ("54-candidates-h200", with_call(*C1, lambda: S2["candidates_table"](4))),
+    ("55-candidates-h200", with_call(*C1, lambda: S2["candidates_table"](5))),
+    ("56-bf16-gemm-warp-specialized-h200", with_call(*C5, S2["screen"](6))),
+    ("56-candidates-h200", with_call(*C5, lambda: S2["candidates_table"](6))),
     ("18-h200-sums", sums_18)]
 BLOCKS = {name: name for name, _ in TABLES}
 
