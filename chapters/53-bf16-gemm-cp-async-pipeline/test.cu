@@ -9,19 +9,9 @@
 
 // First in the file (doctest runs the cases in file order), before any case has set the kernel up.
 TEST_CASE("53: a launch before setup_gemm_multistage() throws instead of setting up inside a timed run") {
-  tut::require_supported_gpu();
-  bool done = true;
-  try {
-    gemm_multistage::setup_done.require("53", "setup_gemm_multistage");
-  } catch (const std::logic_error&) {
-    done = false;
-  }
-  if (done) {
-    MESSAGE("already set up in this process (test order changed): the contract is not testable here");
-    return;
-  }
-  CHECK_THROWS_WITH_AS(gemm_multistage::gemm(128, 128, 32, 1.0f, nullptr, nullptr, 0.0f, nullptr, 0),
-                       doctest::Contains("setup_gemm_multistage"), std::logic_error);
+  tut::gemm_tc::testing::check_launch_before_setup_throws(
+      [] { gemm_multistage::setup_done.require("53", "setup_gemm_multistage"); },
+      [] { gemm_multistage::gemm(128, 128, 32, 1.0f, nullptr, nullptr, 0.0f, nullptr, 0); }, "setup_gemm_multistage");
 }
 
 TUT_TC_CHAPTER_TESTS(chapter_spec(), multistage_variants())

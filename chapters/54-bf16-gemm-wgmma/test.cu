@@ -18,19 +18,9 @@ TEST_CASE("54: sm_90a code runs here (otherwise the whole program skips)") {
 
 // Before any case has set the kernel up.
 TEST_CASE("54: a launch before setup_gemm_wgmma() throws instead of setting up inside a timed run") {
-  tut::require_supported_gpu();
-  bool done = true;
-  try {
-    gemm_wgmma::setup_done<128, 3>.require("54", "setup_gemm_wgmma");
-  } catch (const std::logic_error&) {
-    done = false;
-  }
-  if (done) {
-    MESSAGE("already set up in this process (test order changed): the contract is not testable here");
-    return;
-  }
-  CHECK_THROWS_WITH_AS((gemm_wgmma::gemm<128, 3>(128, 128, 64, 1.0f, nullptr, nullptr, 0.0f, nullptr, 0)),
-                       doctest::Contains("setup_gemm_wgmma"), std::logic_error);
+  tut::gemm_tc::testing::check_launch_before_setup_throws(
+      [] { gemm_wgmma::setup_done<128, 3>.require("54", "setup_gemm_wgmma"); },
+      [] { gemm_wgmma::gemm<128, 3>(128, 128, 64, 1.0f, nullptr, nullptr, 0.0f, nullptr, 0); }, "setup_gemm_wgmma");
 }
 
 TUT_TC_CHAPTER_TESTS(chapter_spec(), wgmma_variants())

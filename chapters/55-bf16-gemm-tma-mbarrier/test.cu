@@ -19,19 +19,9 @@ TEST_CASE("55: sm_90a code runs here (otherwise the whole program skips)") {
 
 // Before any case has set the kernel up.
 TEST_CASE("55: a launch before setup_gemm_tma() throws instead of setting up inside a timed run") {
-  tut::require_supported_gpu();
-  bool done = true;
-  try {
-    gemm_tma::setup_done<128, 3>.require("55", "setup_gemm_tma");
-  } catch (const std::logic_error&) {
-    done = false;
-  }
-  if (done) {
-    MESSAGE("already set up in this process (test order changed): the contract is not testable here");
-    return;
-  }
-  CHECK_THROWS_WITH_AS((gemm_tma::gemm<128, 3>(128, 128, 64, 1.0f, nullptr, nullptr, 0.0f, nullptr, 0)),
-                       doctest::Contains("setup_gemm_tma"), std::logic_error);
+  tut::gemm_tc::testing::check_launch_before_setup_throws(
+      [] { gemm_tma::setup_done<128, 3>.require("55", "setup_gemm_tma"); },
+      [] { gemm_tma::gemm<128, 3>(128, 128, 64, 1.0f, nullptr, nullptr, 0.0f, nullptr, 0); }, "setup_gemm_tma");
 }
 
 TUT_TC_CHAPTER_TESTS(chapter_spec(), tma_variants())

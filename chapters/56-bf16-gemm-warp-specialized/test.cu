@@ -19,19 +19,9 @@ TEST_CASE("56: sm_90a code runs here (otherwise the whole program skips)") {
 
 // Before any case has set the kernel up.
 TEST_CASE("56: a launch before setup_gemm_warp_specialized() throws instead of setting up inside a timed run") {
-  tut::require_supported_gpu();
-  bool done = true;
-  try {
-    gemm_warp_specialized::setup_done<256, 4>.require("56", "setup_gemm_warp_specialized");
-  } catch (const std::logic_error&) {
-    done = false;
-  }
-  if (done) {
-    MESSAGE("already set up in this process (test order changed): the contract is not testable here");
-    return;
-  }
-  CHECK_THROWS_WITH_AS((gemm_warp_specialized::gemm<256, 4>(128, 256, 64, 1.0f, nullptr, nullptr, 0.0f, nullptr, 0)),
-                       doctest::Contains("setup_gemm_warp_specialized"), std::logic_error);
+  tut::gemm_tc::testing::check_launch_before_setup_throws(
+      [] { gemm_warp_specialized::setup_done<256, 4>.require("56", "setup_gemm_warp_specialized"); },
+      [] { gemm_warp_specialized::gemm<256, 4>(128, 256, 64, 1.0f, nullptr, nullptr, 0.0f, nullptr, 0); }, "setup_gemm_warp_specialized");
 }
 
 TUT_TC_CHAPTER_TESTS(chapter_spec(), warp_specialized_variants())

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,22 @@ inline std::vector<Shape> large_shapes() { return {{512, 512, 512}, {2048, 2048,
 // Offsets of one element: A and B rows no longer start 16-byte aligned (ld a multiple of 8 but the base
 // off by 2 bytes), C's rows no longer 8-byte aligned. The vector paths must see it and fall back.
 inline std::vector<Shape> misaligned_shapes() { return {{16, 256, 32}, {128, 128, 64}, {33, 65, 17}, {256, 256, 256}}; }
+
+// The set-up contract of a stage whose one-time set-up (shared-memory opt-in, sm_90a check) is its own call: a
+// launch before it throws a std::logic_error naming that call, instead of setting up inside a timed run.
+// require(): the set-up registry's require (throws while not set up); launch(): one launch of the stage. Once a
+// case of this process has set the stage up the contract cannot be seen, and a message says so.
+template <class Require, class Launch>
+void check_launch_before_setup_throws(Require&& require, Launch&& launch, const char* setup_name) {
+  tut::require_supported_gpu();
+  try {
+    require();
+  } catch (const std::logic_error&) {
+    CHECK_THROWS_WITH_AS(launch(), doctest::Contains(setup_name), std::logic_error);
+    return;
+  }
+  MESSAGE("already set up in this process (test order changed): the contract is not testable here");
+}
 
 inline bool variant_runs_here(const TcVariant& v) {
   int device = 0, major = 0, minor = 0;

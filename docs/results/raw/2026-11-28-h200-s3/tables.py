@@ -18,6 +18,7 @@ import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 S2 = runpy.run_path(str(HERE.parent / "2026-11-28-h200-s2" / "tables.py"))
+H100 = runpy.run_path(str(HERE.parent / "2026-11-25-h100" / "tables.py"))  # its CSV reader
 LADDER = S2["LADDER"]
 CALL1 = ("c2f95f5", 200)  # commit, --budget-ms of call 1 (c1.sh)
 CALL5 = ("3483b2a", 200)  # call 5 (c5.sh): chapter 56
@@ -54,8 +55,8 @@ g["NCU_WHY"].update({
         "{pb}"),
 })
 
-# Chapter 18 on the H200: (label, before: (file under ../2026-11-28-h200-s2/c1/, commit), after: (file here,
-# commit), the change that matters for the row). Session 2's call 1 printed its runs to call1-output.txt.
+# Chapter 18 on the H200 after its two look-back changes: (label, the run's CSV here, its commit, the change that
+# moved the row). The same rows before both changes come from session 2's call 1 (before_18).
 SUMS_18 = [
     ("int32 sum, 2^28", "c2/c18__size_2_28.csv", "9d051af", "neither (4-byte, regroupable)"),
     ("float sum, 2^28", "c3/c18__size_2_28___type_float.csv", "9057c86", "the fold"),
@@ -65,9 +66,11 @@ SUMS_18 = [
     ("double sum, 2^28", "c3/c18__size_2_28___type_double.csv", "9057c86", "the fold and the paired status"),
     ("double max, 2^28", "c3/c18__size_2_28___type_double___op_max.csv", "9057c86", "the paired status"),
 ]
+
+
 def rows_18(path):
-    with open(HERE / path) as f:
-        return {r["variant"]: r for r in csv.DictReader(line for line in f if not line.startswith("#"))}
+    """{variant: row} of one run's CSV (the H100 script's reader: '#' banner lines skipped)."""
+    return H100["by_variant"](HERE / path)
 
 
 def before_18():
