@@ -41,31 +41,12 @@ TEST_CASE("56: K multiples of 8 take TMA (zeros past K, M and N from the copy en
        {130, 260, 1},  {127, 255, 7},  {64, 128, 9},   {255, 129, 65}, {257, 511, 127}});
 }
 
-// The kernel as compiled: with setmaxnreg, the count of registers it is launched with is the one its
-// __launch_bounds__ allows (the pool the consumers' setmaxnreg.inc draws from: with fewer, the increase would wait
-// forever); without, at most that. Nothing spills to local memory, and one block fits an SM.
+// The kernel as compiled against its register split (common/hopper/hopper_testing.cuh).
 template <int kBlockN, int kStages, bool kMoveRegisters = true>
 void check_register_split(const std::string& variant) {
-  using T = gemm_warp_specialized::Tile<kBlockN, kStages>;
-  using R = typename T::Registers;
-  CAPTURE(variant);
   gemm_warp_specialized::setup_gemm_warp_specialized<kBlockN, kStages, kMoveRegisters>(variant);
-  const auto kernel = gemm_warp_specialized::gemm_warp_specialized_kernel<kBlockN, kStages, kMoveRegisters>;
-  cudaFuncAttributes attributes{};
-  TUT_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
-  MESSAGE(variant << ": " << attributes.numRegs << " registers per thread at launch");
-  if (kMoveRegisters) {
-    CHECK(attributes.numRegs == R::kLaunchRegisters);
-    CHECK(R::kProducerThreads * R::kProducerRegisters + R::kConsumerThreads * R::kConsumerRegisters <=
-          T::kThreads * attributes.numRegs);
-  } else {
-    CHECK(attributes.numRegs <= R::kLaunchRegisters);
-  }
-  CHECK(attributes.localSizeBytes == 0);
-  CHECK(attributes.maxThreadsPerBlock >= T::kThreads);
-  int blocks = 0;
-  TUT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, T::kThreads, T::kSharedBytes));
-  CHECK(blocks == T::kBlocksPerSm);
+  tut::hopper::testing::check_register_split<gemm_warp_specialized::Tile<kBlockN, kStages>>(
+      variant, gemm_warp_specialized::gemm_warp_specialized_kernel<kBlockN, kStages, kMoveRegisters>, kMoveRegisters);
 }
 
 TEST_CASE("56: each kernel launches with the registers its split assumes, spills nothing, fits its blocks per SM") {

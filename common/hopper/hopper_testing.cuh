@@ -1,5 +1,6 @@
-// Shared pieces of the Hopper block tests (test_*.cu here): the sm_90a skip, seeded BF16 matrices with poisoned
-// padding, and a CPU reference GEMM with its tolerance.
+// Shared pieces of the Hopper block tests (test_*.cu here) and of chapters 54-57's tests: the sm_90a skip, seeded
+// BF16 matrices with poisoned padding, a CPU reference GEMM with its tolerance, and the register split of a
+// warp-specialised kernel as compiled.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -11,9 +12,11 @@
 #include <cstring>
 #include <algorithm>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "arch.cuh"
+#include "cuda_check.cuh"
 #include "gpu_test.cuh"
 
 namespace tut::hopper::testing {
@@ -86,6 +89,32 @@ inline long long check_gemm(const std::vector<float>& c, int ldc, const Bf16Matr
     }
   }
   return bad;
+}
+
+// A warp-specialised kernel (chapters 56-57) as compiled, against the RegisterSplit its Tile assumes
+// (warpgroup.cuh): with setmaxnreg (moves_registers), the count of registers it is launched with is the one its
+// __launch_bounds__ allows (the pool the consumers' setmaxnreg.inc draws from: with fewer, the increase would wait
+// forever) and the split fits it; without, at most that. Nothing spills to local memory, and Tile::kBlocksPerSm
+// blocks fit an SM. The kernel's set-up (its shared-memory opt-in) must have run.
+template <class Tile, class Kernel>
+void check_register_split(const std::string& variant, Kernel* kernel, bool moves_registers) {
+  using R = typename Tile::Registers;
+  CAPTURE(variant);
+  cudaFuncAttributes attributes{};
+  TUT_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  MESSAGE(variant << ": " << attributes.numRegs << " registers per thread at launch");
+  if (moves_registers) {
+    CHECK(attributes.numRegs == R::kLaunchRegisters);
+    CHECK(R::kProducerThreads * R::kProducerRegisters + R::kConsumerThreads * R::kConsumerRegisters <=
+          Tile::kThreads * attributes.numRegs);
+  } else {
+    CHECK(attributes.numRegs <= R::kLaunchRegisters);
+  }
+  CHECK(attributes.localSizeBytes == 0);
+  CHECK(attributes.maxThreadsPerBlock >= Tile::kThreads);
+  int blocks = 0;
+  TUT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, Tile::kThreads, Tile::kSharedBytes));
+  CHECK(blocks == Tile::kBlocksPerSm);
 }
 
 }  // namespace tut::hopper::testing

@@ -1,0 +1,93 @@
+// Chapter 57: BF16 GEMM with a persistent, warp-specialised kernel: one block per SM takes output tile after
+// output tile in a rasterised order, and its producer warpgroup loads the next tile's slices while the consumer
+// warpgroups store the current tile, against cuBLAS (cublasGemmEx). sm_90a only.
+#include <string>
+#include <vector>
+
+#include "gemm_multistage.cuh"  // chapter 53's stage: the fallback off sm_90a
+#include "gemm_persistent.cuh"
+#include "gemm_tc/tc_workload.cuh"
+#include "gemm_tma.cuh"                // chapter 55's stage, for the same-run comparison
+#include "gemm_warp_specialized.cuh"   // the previous stage (chapter 56)
+#include "hopper/sm90a_fallback.cuh"
+
+namespace {
+
+// One tile shape and band as a variant: the launch and its set-up (the sm_90a check and the shared-memory
+// opt-ins). grid_blocks > 0: at most that many blocks (the tests' grids, smaller than the tiles); 0: one per SM in
+// use.
+template <int kBlockN, int kStages, int kBandRows>
+tut::gemm_tc::TcVariant persistent_variant(const std::string& name, const std::string& description, bool on_demand,
+                                           int grid_blocks) {
+  tut::gemm_tc::TcLaunch launch = gemm_persistent::gemm<kBlockN, kStages, kBandRows>;
+  if (grid_blocks > 0)
+    launch = [grid_blocks](int m, int n, int k, float alpha, const tut::gemm_tc::bf16* A,
+                           const tut::gemm_tc::bf16* B, float beta, float* C, cudaStream_t stream) {
+      gemm_persistent::gemm_on_grid<kBlockN, kStages, kBandRows>(m, n, k, alpha, A, B, beta, C, stream,
+                                                                 grid_blocks);
+    };
+  return {grid_blocks > 0 ? name + " on " + std::to_string(grid_blocks) + " blocks" : name, description, launch, 90,
+          on_demand, [name](int, int, int) {
+            gemm_persistent::setup_gemm_persistent<kBlockN, kStages, kBandRows>(name);
+          }};
+}
+
+}  // namespace
+
+// The stage and its candidates (on demand: --variant NAME or --variant all); grid_blocks as above.
+std::vector<tut::gemm_tc::TcVariant> persistent_variants(int grid_blocks = 0) {
+  constexpr int kBand = gemm_persistent::kStageBandRows;
+  return {
+      persistent_variant<256, 4, kBand>(
+          "bf16-gemm-persistent",
+          "chapter 56's warp-specialised block made persistent: one block per SM takes tile after tile in bands of " +
+              std::to_string(kBand) +
+              " tile-rows, and its producer loads the next tile's slices during the current tile's epilogue (128 x "
+              "256 x 64, 4 stages, 193 KiB, 384 threads; sm_90a; K % 8 != 0 or misaligned rows: chapter 54's "
+              "kernel)",
+          false, grid_blocks),
+      persistent_variant<256, 4, 1>("persistent-row-by-row",
+                                    "the stage's kernel taking its tiles row by row (no bands)", true, grid_blocks),
+      persistent_variant<256, 4, 8>("persistent-band-8", "the stage's kernel with bands of 8 tile-rows", true,
+                                    grid_blocks),
+      persistent_variant<128, 6, gemm_persistent::kDefaultBandRows<128>>(
+          "persistent-128x128-6-stages",
+          "the stage's kernel with a 128 x 128 x 64 tile (m64n128k16), 6 stages (193 KiB) and bands of " +
+              std::to_string(gemm_persistent::kDefaultBandRows<128>) + " tile-rows",
+          true, grid_blocks),
+  };
+}
+
+// The stage, its candidates, the previous stage (on demand, under the name tools/results gives it), chapter 55's
+// stage (the fastest before it, on demand) and chapter 53's stage (the fallback where sm_90a code cannot run).
+std::vector<tut::gemm_tc::TcVariant> chapter_variants() {
+  std::vector<tut::gemm_tc::TcVariant> v = persistent_variants();
+  v.push_back({"bf16-gemm-warp-specialized",
+               "the previous stage, chapter 56's kernel (one 128 x 256 tile per block, a grid of all the tiles), "
+               "for the same-run comparison",
+               gemm_warp_specialized::gemm<256, 4>, 90, true, [](int, int, int) {
+                 gemm_warp_specialized::setup_gemm_warp_specialized<256, 4>("bf16-gemm-warp-specialized");
+               }});
+  v.push_back({"bf16-gemm-tma-mbarrier",
+               "chapter 55's stage (128 x 128 x 64, 3 stages, two blocks per SM), for the same-run comparison",
+               gemm_tma::gemm<128, 3>, 90, true,
+               [](int, int, int) { gemm_tma::setup_gemm_tma<128, 3>("bf16-gemm-tma-mbarrier"); }});
+  v.push_back({"bf16-gemm-cp-async-pipeline",
+               "chapter 53's stage (cp.async pipeline feeding ldmatrix + mma.sync): the fallback off sm_90a",
+               gemm_multistage::gemm, 80, true, [](int, int, int) { gemm_multistage::setup_gemm_multistage(); }});
+  return v;
+}
+
+tut::ChapterSpec chapter_spec() {
+  tut::ChapterSpec spec = tut::gemm_tc::make_tc_chapter(
+      "57-bf16-gemm-persistent", "BF16 GEMM: a persistent warp-specialised kernel", chapter_variants());
+  // As chapter 54: below sm_80 refused (one line, exit 2); where this program's sm_90a code cannot run, one line
+  // says so and chapter 53's stage takes the stage's place in a plain run; naming an sm_90a variant is refused.
+  spec.resolve =
+      tut::hopper::sm90a_or_fallback("bf16-gemm-persistent", chapter_variants(), "bf16-gemm-cp-async-pipeline");
+  return spec;
+}
+
+#ifndef TUT_CHAPTER_NO_MAIN
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, chapter_spec()); }
+#endif

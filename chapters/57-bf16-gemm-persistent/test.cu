@@ -1,0 +1,174 @@
+// GPU tests for chapter 57: the tensor-core ladder's tests (common/gemm_tc/tc_testing.cuh) for the stage and its
+// candidates on one block per SM; the same kernels on grids of 1 to 7 blocks, so that every block takes several
+// tiles (ragged last tiles in M and N, slice counts 1 to 9 and 13 per tile, so that the ring's phases run on across
+// tile boundaries at every offset; beta = 0 with C poisoned); K multiples of 8 (TMA) beside K that are not
+// (chapter 54's kernel); problems with more tiles than SMs on the full grid; the register split the kernels were
+// compiled for; and the set-up contract. sm_90a only: elsewhere the program skips (exit 77) with one line. The
+// schedule's indices and the ring's protocol are checked on the host too (test_persistent_schedule.cpp).
+#define TUT_CHAPTER_NO_MAIN
+#include "main.cu"
+
+#include "gemm_tc/tc_testing.cuh"
+#include "hopper/hopper_testing.cuh"
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+namespace {
+
+// Ends the program with one line when a case runs past its time: a wrong mbarrier phase stops a kernel for good
+// (and the case's cudaDeviceSynchronize with it), and the test should fail in minutes, not at meson's timeout.
+// Not under compute-sanitizer, whose tools run kernels 10-100x slower.
+class Watchdog {
+ public:
+  Watchdog(const char* what, int seconds) {
+    if (tut::testing::under_sanitizer()) return;
+    thread_ = std::thread([this, what, seconds] {
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (!done_changed_.wait_for(lock, std::chrono::seconds(seconds), [this] { return done_; })) {
+        std::fprintf(stderr, "57: \"%s\" did not finish in %d s (a kernel waiting for a phase that never comes?)\n",
+                     what, seconds);
+        std::fflush(stderr);
+        std::_Exit(1);
+      }
+    });
+  }
+  ~Watchdog() {
+    if (!thread_.joinable()) return;
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    done_changed_.notify_one();
+    thread_.join();
+  }
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable done_changed_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+constexpr int kCaseSeconds = 300;
+
+// 257 x 513: 3 x 3 tiles of 128 x 256 (3 x 5 of 128 x 128), the last ones one row and one column wide.
+std::vector<tut::gemm_tc::testing::Shape> ragged_tiles_with_slices(std::initializer_list<int> ks) {
+  std::vector<tut::gemm_tc::testing::Shape> shapes;
+  for (int k : ks) shapes.push_back({257, 513, k});
+  return shapes;
+}
+
+}  // namespace
+
+// First in the file (doctest runs the cases in file order): no GPU, or no sm_90a code for this one, ends the
+// program with meson's SKIP status before any case.
+TEST_CASE("57: sm_90a code runs here (otherwise the whole program skips)") {
+  tut::require_supported_gpu();
+  tut::hopper::testing::skip_unless_sm90a();
+}
+
+// Before any case has set the kernel up.
+TEST_CASE("57: a launch before setup_gemm_persistent() throws instead of setting up inside a timed run") {
+  tut::require_supported_gpu();
+  constexpr int kBand = gemm_persistent::kStageBandRows;
+  bool done = true;
+  try {
+    gemm_persistent::setup_done<256, 4, kBand>.require("57", "setup_gemm_persistent");
+  } catch (const std::logic_error&) {
+    done = false;
+  }
+  if (done) {
+    MESSAGE("already set up in this process (test order changed): the contract is not testable here");
+    return;
+  }
+  CHECK_THROWS_WITH_AS((gemm_persistent::gemm<256, 4>(128, 256, 64, 1.0f, nullptr, nullptr, 0.0f, nullptr, 0)),
+                       doctest::Contains("setup_gemm_persistent"), std::logic_error);
+}
+
+TUT_TC_CHAPTER_TESTS(chapter_spec(), persistent_variants())
+
+TEST_CASE("57: more tiles than blocks: grids of 1, 2, 3 and 7 blocks, ragged last tiles in M and N") {
+  const Watchdog dog("more tiles than blocks", kCaseSeconds);
+  for (int blocks : {1, 2, 3, 7})
+    tut::gemm_tc::testing::check_variants_at(
+        persistent_variants(blocks),
+        {{257, 513, 64}, {255, 1023, 136}, {640, 1024, 128}, {1000, 1000, 328}, {129, 2049, 72}, {1025, 129, 200}});
+}
+
+TEST_CASE("57: slice counts 1 to 9 and 13 per tile, several tiles per block: the phases run on across tiles") {
+  const Watchdog dog("slice counts", kCaseSeconds);
+  // K = 64 s: s slices per tile; 328 and 1544: a ragged last slice (zeros past K from the copy engine).
+  for (int blocks : {1, 2, 3})
+    tut::gemm_tc::testing::check_variants_at(
+        persistent_variants(blocks),
+        ragged_tiles_with_slices({64, 128, 192, 256, 320, 384, 448, 512, 576, 832, 328, 1544}));
+}
+
+TEST_CASE("57: beta = 0 never reads C (it holds NaN) when blocks take several tiles") {
+  const Watchdog dog("beta = 0", kCaseSeconds);
+  for (int blocks : {1, 3}) {
+    tut::gemm_tc::testing::check_variants_at(persistent_variants(blocks), ragged_tiles_with_slices({64, 328}), 1.0f,
+                                             0.0f);
+    tut::gemm_tc::testing::check_variants_at(persistent_variants(blocks), {{640, 1024, 128}}, -2.0f, 0.0f);
+  }
+}
+
+TEST_CASE("57: K multiples of 8 take TMA (zeros past K, M and N from the copy engine), others chapter 54's kernel") {
+  const Watchdog dog("K multiples of 8 or not", kCaseSeconds);
+  // TMA: K = 8, 16, 56, 72, 136 with M and N one over and under a tile; then K = 1, 7, 9, 65, 127 (cp.async).
+  const std::vector<tut::gemm_tc::testing::Shape> shapes = {
+      {130, 260, 8},  {127, 255, 16}, {129, 257, 56}, {1, 1, 72},     {255, 129, 136}, {1, 513, 64},
+      {130, 260, 1},  {127, 255, 7},  {64, 128, 9},   {255, 129, 65}, {257, 511, 127}};
+  tut::gemm_tc::testing::check_variants_at(persistent_variants(), shapes);
+  tut::gemm_tc::testing::check_variants_at(persistent_variants(2), shapes);
+}
+
+TEST_CASE("57: more tiles than SMs on the grid the program launches (one block per SM in use)") {
+  const Watchdog dog("more tiles than SMs", kCaseSeconds);
+  // 33 x 9 and 17 x 17 tiles of 128 x 256 (297 and 289: two or three per block on 132 SMs), ragged in M, N and K;
+  // the second is past the CPU reference's 2^30 (cuBLAS checks it).
+  tut::gemm_tc::testing::check_variants_at(persistent_variants(), {{4097, 2049, 72}, {2049, 4097, 200}});
+}
+
+// The kernels as compiled (common/hopper/hopper_testing.cuh): the registers their split assumes, no spills, one
+// block per SM.
+template <int kBlockN, int kStages, int kBandRows>
+void check_register_split(const std::string& variant) {
+  gemm_persistent::setup_gemm_persistent<kBlockN, kStages, kBandRows>(variant);
+  tut::hopper::testing::check_register_split<gemm_persistent::Tile<kBlockN, kStages>>(
+      variant, gemm_persistent::gemm_persistent_kernel<kBlockN, kStages, kBandRows>, true);
+}
+
+TEST_CASE("57: each kernel launches with the registers its split assumes, spills nothing, fits one block per SM") {
+  tut::require_supported_gpu();
+  constexpr int kBand = gemm_persistent::kStageBandRows;
+  check_register_split<256, 4, kBand>("bf16-gemm-persistent");
+  check_register_split<256, 4, 1>("persistent-row-by-row");
+  check_register_split<256, 4, 8>("persistent-band-8");
+  check_register_split<128, 6, gemm_persistent::kDefaultBandRows<128>>("persistent-128x128-6-stages");
+}
+
+TEST_CASE("57: the stage is the one default variant, the previous stages are on demand") {
+  const tut::ChapterSpec spec = chapter_spec();
+  int stages = 0;
+  for (const auto& v : spec.variants) {
+    if (v.name == "bf16-gemm-persistent") {
+      CHECK_FALSE(v.on_demand);
+      ++stages;
+    }
+    if (v.name == "bf16-gemm-warp-specialized" || v.name == "bf16-gemm-tma-mbarrier" ||
+        v.name == "bf16-gemm-cp-async-pipeline")
+      CHECK(v.on_demand);
+  }
+  CHECK(stages == 1);
+  CHECK(tut::hopper::needs_sm90a(chapter_variants(), "bf16-gemm-warp-specialized"));
+  CHECK_FALSE(tut::hopper::needs_sm90a(chapter_variants(), "bf16-gemm-cp-async-pipeline"));
+}
