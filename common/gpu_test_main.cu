@@ -3,7 +3,8 @@
 // (docs/getting-started.md) to turn that skip into a failure on a machine that must have a GPU.
 //
 // Meson runs GPU test executables in parallel: each first takes one of a few GPU slots (test_locks.hpp), and
-// a case that needs much memory takes the large-case lock too (claim_memory in gpu_test.cuh).
+// a case that needs much memory takes the large-case lock too (claim_memory in gpu_test.cuh). Where several
+// GPUs are visible, tools/check has the processes spread over them (TUT_SPREAD_GPUS): the slot picks the GPU.
 //
 // Every DeviceBuffer has guards (device_guards.cuh). The scaffolding checks them after each run; a test that
 // compares outputs itself does not, so a listener fails the program when a buffer freed during a test case had
@@ -59,6 +60,12 @@ DOCTEST_REGISTER_LISTENER("guards", 1, GuardListener);
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Where tools/check spreads the tests over several GPUs, the slot taken decides which GPU this process sees: it
+  // is taken before the first CUDA call (which reads CUDA_VISIBLE_DEVICES). Otherwise after the GPU check, as a
+  // machine without a GPU takes no lock.
+  const bool spread = !tut::testing::spread_gpus().empty();
+  tut::testing::FileLock slot;
+  if (spread) slot = tut::testing::acquire_gpu_slot_on_some_gpu();
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   int major = 0, minor = 0;
@@ -76,8 +83,8 @@ int main(int argc, char** argv) {
     std::printf("SKIP: no usable CUDA GPU (%s); GPU tests need one of compute capability 7.5+\n", why);
     return 77;
   }
-  // Held until the process exits: at most gpu_test_slots() GPU test processes share the GPU at once.
-  const tut::testing::FileLock slot = tut::testing::acquire_gpu_slot();
+  // Held until the process exits: at most gpu_test_slots() GPU test processes share a GPU at once.
+  if (!spread) slot = tut::testing::acquire_gpu_slot();
   doctest::Context context;
   context.setOption("duration", true);  // each case's time in the log: what a slow suite spends it on
   context.applyCommandLine(argc, argv);

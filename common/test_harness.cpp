@@ -1,6 +1,7 @@
 // Host tests of the harness: run everywhere, CI included, no GPU needed.
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -395,6 +396,49 @@ TEST_CASE("GPU slots: each process takes a free one; with all taken it waits") {
   CHECK(exited_ok(second));
   CHECK(exited_ok(third));  // it got a slot once one was free
   CHECK(free_for_another_process(scope.dir + "/gpu-slot-0"));
+}
+
+namespace {
+
+// A child process that takes a slot on one of the spread GPUs, holds it for `hold_ms` and exits with the GPU it
+// was given (CUDA_VISIBLE_DEVICES, a number here), or 99 when it was given none.
+pid_t child_spread_to_a_gpu(int hold_ms) {
+  const pid_t child = fork();
+  if (child == 0) {
+    tut::testing::FileLock mine = tut::testing::acquire_gpu_slot_on_some_gpu();
+    usleep(hold_ms * 1000);
+    const char* gpu = std::getenv("CUDA_VISIBLE_DEVICES");
+    _exit(mine.held() && gpu ? std::atoi(gpu) : 99);
+  }
+  return child;
+}
+
+int exit_code(pid_t child) {
+  int status = 0;
+  return waitpid(child, &status, 0) == child && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace
+
+TEST_CASE("spread over GPUs: slot 0 of every GPU first, then slot 1; each process sees the GPU it took") {
+  ScopedLockDir scope("spread", "2");
+  setenv("TUT_SPREAD_GPUS", "5, 7", 1);
+  CHECK(tut::testing::spread_gpus() == std::vector<std::string>{"5", "7"});
+  setenv("TUT_TEST_ALL_GPUS", "1", 1);  // a test that drives every GPU itself is not spread
+  CHECK(tut::testing::spread_gpus().empty());
+  unsetenv("TUT_TEST_ALL_GPUS");
+  const pid_t first = child_spread_to_a_gpu(600);
+  usleep(150 * 1000);
+  const pid_t second = child_spread_to_a_gpu(600);
+  usleep(150 * 1000);
+  const pid_t third = child_spread_to_a_gpu(0);
+  CHECK(exit_code(third) == 5);  // both slot 0s taken: slot 1 of the first GPU
+  CHECK(exit_code(first) == 5);
+  CHECK(exit_code(second) == 7);
+  CHECK(free_for_another_process(scope.dir + "/gpu-slot-0"));  // the one-GPU slots are not used
+  setenv("TUT_SPREAD_GPUS", "5", 1);  // one GPU: nothing to spread over
+  CHECK(tut::testing::spread_gpus().empty());
+  unsetenv("TUT_SPREAD_GPUS");
 }
 
 TEST_CASE("locks off: TUT_TEST_LOCKS=0 takes nothing and leaves no margin") {

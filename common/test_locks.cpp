@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -83,17 +84,79 @@ FileLock acquire_gpu_slot() {
   return FileLock::acquire(dir + "/gpu-slot-" + std::to_string(::getpid() % slots), true);
 }
 
+namespace {
+
+std::string g_spread_gpu;  // the GPU acquire_gpu_slot_on_some_gpu() chose; empty where the tests do not spread
+
+// A CUDA_VISIBLE_DEVICES value ("3", "GPU-8f2c...") as part of a file name.
+std::string file_name_part(const std::string& gpu) {
+  std::string s = gpu;
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-') c = '_';
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> spread_gpus() {
+  const char* all = std::getenv("TUT_TEST_ALL_GPUS");
+  const char* list = std::getenv("TUT_SPREAD_GPUS");
+  if ((all && *all && all[0] != '0') || !list) return {};
+  std::vector<std::string> gpus;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');) {
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (!item.empty()) gpus.push_back(item);
+  }
+  return gpus.size() >= 2 ? gpus : std::vector<std::string>{};
+}
+
+FileLock acquire_gpu_slot_on_some_gpu() {
+  const std::vector<std::string> gpus = spread_gpus();
+  if (gpus.empty()) return acquire_gpu_slot();
+  const std::string dir = lock_directory();
+  const auto n = static_cast<int>(gpus.size());
+  const auto slot_path = [&](int g, int i) {
+    return dir + "/gpu-" + file_name_part(gpus[g]) + "-slot-" + std::to_string(i);
+  };
+  FileLock lock;
+  int chosen = ::getpid() % n;  // uncoordinated (no lock directory): spread by process id
+  if (!dir.empty()) {
+    const int slots = gpu_test_slots();
+    for (int i = 0; i < slots && !lock.held(); ++i)  // slot i of every GPU before slot i + 1 of any
+      for (int g = 0; g < n && !lock.held(); ++g) {
+        lock = FileLock::acquire(slot_path(g, i), false);
+        if (lock.held()) chosen = g;
+      }
+    if (!lock.held()) lock = FileLock::acquire(slot_path(chosen, ::getpid() / n % slots), true);  // all taken: wait
+  }
+  g_spread_gpu = gpus[chosen];
+  ::setenv("CUDA_VISIBLE_DEVICES", g_spread_gpu.c_str(), 1);
+  return lock;
+}
+
 FileLock acquire_large_case_lock() {
   const std::string dir = lock_directory();
   if (dir.empty()) return {};
-  return FileLock::acquire(dir + "/large-case", true);
+  return FileLock::acquire(dir + "/large-case" + (g_spread_gpu.empty() ? "" : "-gpu-" + file_name_part(g_spread_gpu)),
+                           true);
 }
+
+namespace {
+// The GPU test processes that may run beside this one: the GPU's other slots; on the host, every other slot of
+// every GPU the tests spread over.
+int others_beside(bool host) {
+  const int gpus = host && !g_spread_gpu.empty() ? static_cast<int>(spread_gpus().size()) : 1;
+  return gpu_test_slots() * gpus - 1;
+}
+}  // namespace
 
 std::size_t large_case_margin_bytes(bool host) {
   if (lock_directory().empty()) return 0;  // uncoordinated: nothing is known to run beside this case
   constexpr std::size_t kContextBytes = std::size_t{1} << 29;  // a CUDA context's own device memory, roughly
   const std::size_t per_slot = kLargeCaseBytes + (host ? kLargeCaseBytes : kContextBytes);
-  return static_cast<std::size_t>(gpu_test_slots() - 1) * per_slot;
+  return static_cast<std::size_t>(others_beside(host)) * per_slot;
 }
 
 bool is_large_case(std::size_t device_bytes, std::size_t host_bytes) {
@@ -117,7 +180,7 @@ std::string memory_shortfall(const std::string& what, std::size_t device_bytes, 
                         const char* free_where) {
     why << what << " skipped: needs " << need / gib << " GiB of " << kind << " memory";
     if (static_cast<double>(need) <= room + static_cast<double>(margin))
-      why << " and " << margin / gib << " GiB kept for the " << gpu_test_slots() - 1
+      why << " and " << margin / gib << " GiB kept for the " << others_beside(kind[0] == 'h')
           << " other GPU tests that may run beside it";
     why << ", " << free / gib << " GiB " << free_where;
   };

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tut::testing {
 
@@ -50,7 +51,19 @@ int gpu_test_slots();
 // Takes a free GPU slot, waiting for one if all are taken. Unheld when lock_directory() is empty.
 FileLock acquire_gpu_slot();
 
-// Takes the large-case lock, waiting while another process holds it. Unheld when lock_directory() is empty.
+// The GPUs the test processes spread over, where several are visible: TUT_SPREAD_GPUS, a comma-separated list
+// of CUDA_VISIBLE_DEVICES values (tools/check sets it from nvidia-smi). Empty when it is unset or names fewer than
+// two, and for a test that needs every GPU itself (TUT_TEST_ALL_GPUS=1: chapter 40's).
+std::vector<std::string> spread_gpus();
+
+// With two or more spread_gpus(): takes a free slot of one of them (slot 0 of every GPU first, then slot 1, ...:
+// the processes fill the GPUs evenly), waiting for one if all are taken, and makes that GPU the only one this
+// process sees (CUDA_VISIBLE_DEVICES; call it before the first CUDA call, which reads it). Each GPU then has
+// gpu_test_slots() slots and a large-case lock of its own. Otherwise the same as acquire_gpu_slot().
+FileLock acquire_gpu_slot_on_some_gpu();
+
+// Takes the large-case lock (the chosen GPU's, where the tests spread), waiting while another process holds it.
+// Unheld when lock_directory() is empty.
 FileLock acquire_large_case_lock();
 
 // What a large case must leave free for the small cases running beside it, per other slot: on the device a
