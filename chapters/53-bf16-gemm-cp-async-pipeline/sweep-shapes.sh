@@ -6,6 +6,8 @@
 # in front.
 #
 #   chapters/53-bf16-gemm-cp-async-pipeline/sweep-shapes.sh BUILD_DIR OUT.csv [program options, e.g. --budget-ms 100]
+#   SWEEP_CHAPTERS="55-bf16-gemm-tma-mbarrier 57-bf16-gemm-persistent" chapters/53-.../sweep-shapes.sh ...
+#                                                       other chapters of the ladder (sm_90a ones on an sm_90 GPU)
 #
 # Exit status: 0, or the first failing program's status (the CSV holds the rows before it).
 set -euo pipefail
@@ -16,7 +18,7 @@ fi
 build=$1
 out=$2
 shift 2
-chapters=(50-bf16-gemm-fp32-lanes 51-bf16-gemm-wmma 52-bf16-gemm-mma-ldmatrix 53-bf16-gemm-cp-async-pipeline)
+read -r -a chapters <<< "${SWEEP_CHAPTERS:-50-bf16-gemm-fp32-lanes 51-bf16-gemm-wmma 52-bf16-gemm-mma-ldmatrix 53-bf16-gemm-cp-async-pipeline}"
 shapes=(
   "512 512 512" "1024 1024 1024" "2048 2048 2048" "4096 4096 4096" "8192 8192 8192"  # squares
   "1000 1000 1000" "4095 4097 4093"                                                   # odd, ragged
