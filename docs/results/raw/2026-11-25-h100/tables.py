@@ -11,12 +11,13 @@ and the sweep tables of chapters 03, 04, 20-27 and 30-35 from docs/results/nvidi
 
 Every number comes from a CSV or program output: the screens of chapters 18, 28, 29 and 36-38 and chapter 40's
 one-GPU runs from one `tools/measure-screens` run (SCREENS, ../2026-11-27-h100/screens-bbee8ca), chapter 40's
-scaling from ../2026-11-27-h200x2/multigpu (two GPUs) and ../2026-11-28-h200x4 (four GPUs, and the two forms
-side by side in forms-x2), chapter 28's calibration from the first run of chapters 27-29
-(chapters/29-sgemm-split-k/results/h100-03ce2f5, with the constants of chapter 28's shape_model.hpp), the rest from
-this folder's captures (labelled with their commits where they stay as history); the registers of chapters 18,
-27, 29 and 35-37 from one sm_90 build's ../2026-11-28-build/resources-sm90.txt (tools/tutkit/resources.py); nothing
-is typed by hand."""
+scaling from ../2026-11-27-h200x2/multigpu (two GPUs), ../2026-11-28-h200x4 (four GPUs, and the two forms
+side by side in forms-x2) and ../2026-11-28-h200x4-s4/multigpu (four GPUs again: 2^36, the rank form at 2^32, the
+weight 142; its rows are labelled with their run and never divided by the other run's), chapter 28's calibration
+from the first run of chapters 27-29 (chapters/29-sgemm-split-k/results/h100-03ce2f5, with the constants of chapter
+28's shape_model.hpp), the rest from this folder's captures (labelled with their commits where they stay as
+history); the registers of chapters 18, 27, 29 and 35-37 from one sm_90 build's
+../2026-11-28-build/resources-sm90.txt (tools/tutkit/resources.py); nothing is typed by hand."""
 import csv
 import importlib.util
 import json
@@ -1085,9 +1086,15 @@ def multi_parts():
                f"all-gather's latency grows with P): at n = {p[2]['n']}, " + "; ".join(paper) + ".")
     four = multi4_run(STRONG4[1])["parts"][4]
     claim(four["n"] == p[2]["n"], "the four-GPU run has the paper's n")
+    again = multi4s_run(STRONG4[1])["parts"][4]
+    big = multi4s_run("largest4-2p36.txt")["parts"]
+    claim(big[1]["check"] == big[2]["check"] == "does not fit" and big[4]["check"] == "ok",
+          "the largest four-GPU size does not fit on one or two GPUs")
     out[-1] += (f" Four GPUs were measured later, on another machine (\"Four GPUs\" below): {four['vs 1 GPU']} at "
-                f"{four['n']}, {four['% of bound']}% of that run's own bound. Eight GPUs were not lent: the eight-GPU "
-                f"figure is a prediction, not a measurement.")
+                f"{four['n']}, {four['% of bound']}% of that run's own bound ({again['vs 1 GPU']} and "
+                f"{again['% of bound']}% in a second run), and {big[4]['n']}, which one or two H200s cannot hold, at "
+                f"{big[4]['% of bound']}% of its bound. Eight GPUs were not lent: the eight-GPU figure is a "
+                f"prediction, not a measurement.")
     return "\n".join(out)
 
 
@@ -1147,27 +1154,73 @@ FORMS4_LINK = "../../docs/results/raw/2026-11-28-h200x4/forms-x2/"
 STRONG4 = ("strong4-2p30.txt", "strong4-2p32.txt")
 
 
+# The second four-GPU run (../2026-11-28-h200x4-s4/multigpu, session 4, commit 1c49e1a, whose chapter 40 is
+# d7b050b's): the largest power of two that fits on four GPUs (2^36), the rank form at 2^32, the weight 142, and the
+# strong runs again as those rows' same-run comparison. A lent machine of the same kind, not known to be the same
+# host: its rows are labelled with their run, and no number of one run is divided by one of the other.
+H200X4S4 = HERE.parent / "2026-11-28-h200x4-s4"
+MULTI4S = H200X4S4 / "multigpu"
+MULTI4S_LINK = "../../docs/results/raw/2026-11-28-h200x4-s4/multigpu/"
+
+
 def multi4_run(name):
     return multi_run(name, MULTI4)
 
 
-def multi4_machine():
-    """Date, commit, --budget-ms (the raw folder's README and commit.txt), driver and memory (gpu.txt), topology."""
-    readme = (H200X4 / "README.md").read_text()
-    gpus = [l.split(", ") for l in (MULTI4 / "gpu.txt").read_text().splitlines() if l.strip()]
-    commit = (MULTI4 / "commit.txt").read_text().split()[0]
-    claim(re.search(rf"Code: the working tree of commit {commit}\b", readme), "the raw README names commit.txt's commit")
-    links = set(re.findall(r"^GPU\d\s+(.*?)\s+\d+-\d+\s", (MULTI4 / "topo.txt").read_text(), re.M))
+def multi4s_run(name):
+    return multi_run(name, MULTI4S)
+
+
+def multi4_machine(root=H200X4):
+    """Date, commit, --budget-ms (the raw folder's README and commit.txt), driver and memory (gpu.txt), topology, of
+    the four-GPU run in ROOT (H200X4, or H200X4S4: its README names commit.txt's commit and says that chapter 40 is
+    unchanged since H200X4's)."""
+    readme = (root / "README.md").read_text()
+    raw = root / "multigpu"
+    gpus = [l.split(", ") for l in (raw / "gpu.txt").read_text().splitlines() if l.strip()]
+    commit = (raw / "commit.txt").read_text().split()[0]
+    if root == H200X4:
+        claim(re.search(rf"Code: the working tree of commit {commit}\b", readme), "the raw README names commit.txt's commit")
+    else:
+        first = multi4_machine()["commit"]
+        claim(re.search(rf"Code: commit {commit} \(chapter 40\s+unchanged since {first}\b", readme),
+              "the second four-GPU run's README names commit.txt's commit and chapter 40 as the first run's")
+    links = set(re.findall(r"^GPU\d\s+(.*?)\s+\d+-\d+\s", (raw / "topo.txt").read_text(), re.M))
     links = {c for row in links for c in row.split() if c != "X"}
     claim(len(links) == 1, "one link type between every pair of GPUs")
+    session = re.search(r"^# .*?\d{4}-\d{2}-\d{2}, (session \d+)", readme, re.M)
     return {"date": re.search(r"^# .*?(\d{4}-\d{2}-\d{2})", readme).group(1), "commit": commit,
+            "session": session.group(1) if session else None,
             "budget": re.search(r"`multigpu/`.*?--budget-ms (\d+)", readme).group(1),
-            "driver": gpus[0][2], "memory": gpus[0][3], "count": len(gpus), "link": links.pop()}
+            "driver": gpus[0][2], "memory": gpus[0][3], "count": len(gpus), "link": links.pop(),
+            "folder": root.name, "link_to": f"../../docs/results/raw/{root.name}/multigpu/"}
 
 
-def ranks_run(name):
+def multi4_runs():
+    """The two four-GPU runs, checked to be the same kind of machine and software (one head line serves both):
+    (first, second) machines."""
+    a, b = multi4_machine(), multi4_machine(H200X4S4)
+    ra, rb = multi4_run(STRONG4[0]), multi4s_run(STRONG4[0])
+    claim(all(a[k] == b[k] for k in ("driver", "memory", "count", "link", "budget", "date"))
+          and all(ra[k] == rb[k] for k in ("gpu", "cuda", "nccl", "nvls")),
+          "both four-GPU runs: the same GPUs, link, driver, CUDA, NCCL and --budget-ms")
+    return a, b
+
+
+def run_label(m):
+    """A four-GPU run as a table cell: its commit (the caption says which date and folder)."""
+    return f"`{m['commit']}`"
+
+
+def run_said(m):
+    """A four-GPU run in a caption: its commit, date (and session), raw folder."""
+    when = m["date"] + (f", {m['session']}" if m["session"] else "")
+    return f"run `{m['commit']}` ({when}, [{m['folder']}/multigpu/]({m['link_to']}))"
+
+
+def ranks_run(name, folder=MULTI4):
     """The rank form's output: its variant row, its parts row (header 'row'), the number of ranks."""
-    text = (MULTI4 / name).read_text()
+    text = (folder / name).read_text()
     lines = text.splitlines()
     at = next(i for i, l in enumerate(lines) if l.startswith("row ") and "reduce us" in l)
     header = re.split(r"\s{2,}", lines[at].strip())
@@ -1184,21 +1237,60 @@ def ranks_run(name):
 
 
 def multi4_head(m, run):
+    """The four-GPU machine and software (both runs': multi4_runs checks that they agree), without date or commit."""
     return (f"{m['count']} × {run['gpu']} of one host ({m['memory']} each, NVLink {m['link']} between every pair, "
             f"`nvidia-smi topo -m`), driver {m['driver']}, CUDA {run['cuda']}, NCCL {run['nccl']}, "
-            f"`NCCL_NVLS_ENABLE={run['nvls']}`, {m['date']}, commit `{m['commit']}`; `--budget-ms {m['budget']}`")
+            f"`NCCL_NVLS_ENABLE={run['nvls']}`, `--budget-ms {m['budget']}`")
+
+
+def gib(elements):
+    """int32 elements in GiB."""
+    return elements * 4 / 2 ** 30
+
+
+def forms_pair(one_run, rk):
+    """The one-process four-GPU row of ONE_RUN (a strong output) against the rank form's output RK of the same run and
+    n: the variant and parts rows of each, the ratio of the medians (rank / one process, both of one run), and
+    whether the min–max spreads overlap."""
+    one, one_parts = one_run["variants"]["scan-multi-gpu"], one_run["parts"][4]
+    rv, rp = rk["variant"], rk["parts"]
+    assert rv["check"] == one["check"] == one_parts["check"] == "ok" and rk["ranks"] == 4
+    claim(rp["n"] == one_parts["n"] == one["n"] == rv["n"], "the two forms at the same n")
+    overlap = float(one["min ms"]) <= float(rv["max ms"]) and float(rv["min ms"]) <= float(one["max ms"])
+    return {"one": one, "one_parts": one_parts, "rv": rv, "rp": rp, "overlap": overlap,
+            "ratio": float(rv["median ms"]) / float(one["median ms"])}
+
+
+def multi4_form_pairs():
+    """The two forms on four GPUs, each pair from one run: 2^30 in the first run (ranks4-2p30 after strong4-2p30),
+    2^32 in the second (ranks4-2p32 after strong4-2p32): [(machine, one-process file, rank file, forms_pair)]."""
+    a, b = multi4_runs()
+    return [(a, STRONG4[0], "ranks4-2p30.txt", forms_pair(multi4_run(STRONG4[0]), ranks_run("ranks4-2p30.txt"))),
+            (b, STRONG4[1], "ranks4-2p32.txt",
+             forms_pair(multi4s_run(STRONG4[1]), ranks_run("ranks4-2p32.txt", MULTI4S)))]
+
+
+def form_verdict(x):
+    """'a tie' where the two forms' min–max spreads overlap, else which form is faster beyond the spread."""
+    if x["overlap"]:
+        return "a tie"
+    return "the rank form is faster" if x["ratio"] < 1 else "the one-process form is faster"
 
 
 def multi4_scaling():
-    """Chapter 40 on four GPUs: strong scaling at 2^30 and 2^32 (1, 2, 4 GPUs), the rank form on four, weak scaling."""
-    m = multi4_machine()
+    """Chapter 40 on four GPUs: strong scaling at 2^30 and 2^32 (1, 2, 4 GPUs) and its repeat, the largest size that
+    fits, the two forms on four GPUs, weak scaling; each row labelled with its run (multi4_runs)."""
+    m, s4 = multi4_runs()
     strong = [multi4_run(f) for f in STRONG4]
+    again = [multi4s_run(f) for f in STRONG4]
     old = multi_machine()
-    out = [f"Measured on {multi4_head(m, strong[0])}. A different machine from the two-GPU tables above "
-           f"({old['count']} × H200, {old['date']}, commit `{old['commit']}`): every row of this section comes from "
-           f"this {m['date']} run, the program output named in its first column ([multigpu/]({MULTI4_LINK})).", "",
-           "**Strong scaling** (the same n on 1, 2 and 4 GPUs; one program run per n, its parts measured in that "
-           "run):", "",
+    out = [f"Measured on {multi4_head(m, strong[0])}, in two runs on lent machines of this kind, not known to be the "
+           f"same host: {run_said(m)} and {run_said(s4)}, whose chapter 40 is unchanged since `{m['commit']}`. A different "
+           f"machine from the two-GPU tables above ({old['count']} × H200, {old['date']}, commit `{old['commit']}`). "
+           f"Each row below names its run and its program output; every ratio (a speed-up, a share of the bound, one "
+           f"form over the other) is taken within one run, never across the two.", "",
+           f"**Strong scaling** (run `{m['commit']}`; the same n on 1, 2 and 4 GPUs; one program run per n, its parts "
+           f"measured in that run):", "",
            "| raw | GPUs | n | shard | reduce µs | exchange µs | scan µs | bound µs | whole µs | % of bound | "
            "GB/s total | vs 1 GPU | bound vs 1 GPU |", "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     cols = ["GPUs", "n", "shard", "reduce us", "exchange us", "scan us", "bound us", "whole us", "% of bound",
@@ -1220,37 +1312,110 @@ def multi4_scaling():
                f"{100 * diff:.1f}% of the whole time. Each GPU count is within 10% of its bound "
                f"({min(num(r['parts'][p]['% of bound']) for r in strong for p in (2, 4)):.1f}% at the least).")
     claim(all(num(r["parts"][p]["% of bound"]) >= 90 for r in strong for p in (2, 4)), "within 10% of its bound")
+    # the same two sizes again in the second run: each speed-up and share from its own output
+    four, four_again = [r["parts"][4] for r in strong], [r["parts"][4] for r in again]
+    for r in again:
+        assert all(r["parts"][p]["check"] == "ok" for p in (1, 2, 4))
+    claim(all(a["n"] == b["n"] for a, b in zip(four, four_again)), "the second run repeats the same sizes")
+    claim(all(num(p["% of bound"]) >= 90 for p in four_again), "the repeat is within 10% of its bound")
+    out[-1] += (f" Run `{s4['commit']}` ran both sizes again ("
+               + ", ".join(f"[{f[:-4]}]({MULTI4S_LINK}{f})" for f in STRONG4) + "): on four GPUs "
+               + " and ".join(f"**{p['vs 1 GPU']}** at {p['n']}" for p in four_again) + ", "
+               + " and ".join(f"{p['% of bound']}%" for p in four_again) + " of its own bound (the table's run: "
+               + " and ".join(p["vs 1 GPU"] for p in four) + ", " + " and ".join(f"{p['% of bound']}%" for p in four)
+               + ").")
     out.append("")
-    # the rank form on four GPUs, 2^30, against the one-process four-GPU row of the same call
-    rk = ranks_run("ranks4-2p30.txt")
-    one, one_parts = strong[0]["variants"]["scan-multi-gpu"], strong[0]["parts"][4]
-    rv, rp = rk["variant"], rk["parts"]
-    assert rv["check"] == one["check"] == "ok" and rp["n"] == one_parts["n"] and rk["ranks"] == 4
-    ratio = float(rv["median ms"]) / float(one["median ms"])
-    overlap = (float(one["min ms"]) <= float(rv["max ms"])) and (float(rv["min ms"]) <= float(one["max ms"]))
-    below = float(rv["median ms"]) < float(one["min ms"])
-    out += [f"**One process per GPU on four GPUs** (`--ranks 4`, {rp['n']}; run in the same call after the "
-            f"one-process run; the rank form at 2^32 was not run: the call's time ran out):", "",
-            "| form | raw | median ms (min–max) | reduce µs | exchange µs | scan µs | bound µs | % of bound |",
-            "|---|---|---:|---:|---:|---:|---:|---:|",
-            f"| one process, 4 GPUs | [strong4-2p30]({MULTI4_LINK}strong4-2p30.txt) | {one['median ms']} "
-            f"({one['min ms']}–{one['max ms']}) | {one_parts['reduce us']} | {one_parts['exchange us']} | "
-            f"{one_parts['scan us']} | {one_parts['bound us']} | {one_parts['% of bound']} |",
-            f"| one process per GPU, 4 ranks | [ranks4-2p30]({MULTI4_LINK}ranks4-2p30.txt) | {rv['median ms']} "
-            f"({rv['min ms']}–{rv['max ms']}) | {rp['reduce us']} | {rp['exchange us']} | {rp['scan us']} | "
-            f"{rp['bound us']} | {rp['% of bound']} |", ""]
-    claim(overlap, "the two forms' spreads overlap on four GPUs")
-    out.append(f"The rank form takes {ratio:.3f}x the one-process time (medians)"
-               + (f", below the one-process run's fastest repetition" if below else "")
-               + f", but the min–max spreads overlap (the rank form's slowest repetition took {rv['max ms']} ms), so "
-               f"no form is counted faster: a difference inside the measured spread is a tie, and these are two "
-               f"runs one after the other, not interleaved. The exchange column is timed differently in each form "
-               f"(the one-process host waits for all four GPUs' totals, rank 0 for its own): "
-               f"{one_parts['exchange us']} and {rp['exchange us']} µs.")
+    # the largest power of two that fits on four GPUs (the second run): no one- or two-GPU time exists
+    big = multi4s_run("largest4-2p36.txt")
+    bp = big["parts"]
+    n = pow2(bp[4]["n"])
+    mem = float(m["memory"].split()[0]) / 1024  # GiB per GPU (gpu.txt: MiB)
+    assert bp[4]["check"] == "ok" and bp[4]["n"] == bp[1]["n"]
+    claim(bp[1]["check"] == bp[2]["check"] == "does not fit", "one and two GPUs do not hold the largest size")
+    claim(2 * gib(n) / 4 < mem < 2 * gib(n) / 2, "four GPUs hold the in + out of the largest size, two do not")
+    claim(pow2(bp[4]["shard"]) == n // 4, "the largest size is split evenly")
+    claim(2 * gib(2 * n) / 4 > mem, "the next power of two does not fit on four GPUs")
+    s32 = four_again[1]
+    claim(num(bp[4]["% of bound"]) > num(s32["% of bound"]), "the largest size is closer to its bound than 2^32")
+    above = num(bp[4]["whole us"]) - num(bp[4]["bound us"])
+    above32 = num(s32["whole us"]) - num(s32["bound us"])
+    claim(above > above32, "more time above the bound at 2^36 than at 2^32, a smaller share")
+    out += [f"**The largest size that fits** (run `{s4['commit']}`, [largest4-2p36]({MULTI4S_LINK}largest4-2p36.txt)): "
+            f"{bp[4]['n']} `int32`, {gib(n):.0f} GiB in + {gib(n):.0f} GiB out, the largest power of two four H200s "
+            f"hold ({bp[4]['shard']} per GPU: {2 * gib(n) / 4:.0f} GiB in + out on each, of {mem:.1f} GiB). One GPU "
+            f"would need {2 * gib(n):.0f} GiB and each of two {2 * gib(n) / 2:.0f} GiB, so the program's one- and "
+            f"two-GPU rows say \"does not fit\", and at this size there is no one-GPU time to compare with:", "",
+            "| raw | GPUs | n | shard | reduce µs | exchange µs | scan µs | bound µs | whole µs | % of bound | "
+            "GB/s total | check |", "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for p in (1, 2, 4):
+        out.append(f"| [largest4-2p36]({MULTI4S_LINK}largest4-2p36.txt) | " +
+                   " | ".join((f"**{bp[p][c]}**" if p == 4 and c == "% of bound" else bp[p][c]).replace("-", "–")
+                              for c in ("GPUs", "n", "shard", "reduce us", "exchange us", "scan us", "bound us",
+                                        "whole us", "% of bound", "GB/s total", "check")) + " |")
+    out.append("")
+    out.append(f"Four GPUs scan it in {num(bp[4]['whole us']) / 1000:.2f} ms, **{bp[4]['% of bound']}%** of the bound "
+               f"of the same run's parts, {float(bp[4]['GB/s total']):.0f} GB/s in total "
+               f"({float(bp[4]['GB/s/GPU']):.0f} per GPU); the time above the bound, {above:.0f} µs, is "
+               f"{100 * above / num(bp[4]['whole us']):.1f}% of the whole (at {s32['n']} in the same run: "
+               f"{above32:.0f} µs, {100 * above32 / num(s32['whole us']):.1f}% of the whole, {s32['% of bound']}% of "
+               f"the bound).")
+    out.append("")
+    # the rank form on four GPUs: each size's pair from one run (the rank form run in the same call, after)
+    pairs = multi4_form_pairs()
+    out += [f"**One process per GPU on four GPUs** (`--ranks 4`; each size's two rows from one run, the rank form "
+            f"run in the same call after the one-process run: " +
+            ", ".join(f"{x['rp']['n']} in run `{mm['commit']}`" for mm, _, _, x in pairs) + "):", "",
+            "| run | n | form | raw | median ms (min–max) | reduce µs | exchange µs | scan µs | bound µs | whole µs "
+            "| % of bound |", "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for mm, f1, fr, x in pairs:
+        one, op, rv, rp = x["one"], x["one_parts"], x["rv"], x["rp"]
+        out += [f"| {run_label(mm)} | {op['n']} | one process, 4 GPUs | [{f1[:-4]}]({mm['link_to']}{f1}) | "
+                f"{one['median ms']} ({one['min ms']}–{one['max ms']}) | {op['reduce us']} | {op['exchange us']} | "
+                f"{op['scan us']} | {op['bound us']} | {op['whole us']} | {op['% of bound']} |",
+                f"| {run_label(mm)} | {rp['n']} | one process per GPU, 4 ranks | [{fr[:-4]}]({mm['link_to']}{fr}) | "
+                f"{rv['median ms']} ({rv['min ms']}–{rv['max ms']}) | {rp['reduce us']} | {rp['exchange us']} | "
+                f"{rp['scan us']} | {rp['bound us']} | {rp['whole us']} | {rp['% of bound']} |"]
+    out.append("")
+    said = []
+    for mm, _, _, x in pairs:
+        one, rv = x["one"], x["rv"]
+        s = f"At {x['rp']['n']} (run `{mm['commit']}`) the rank form takes {x['ratio']:.3f}x the one-process time (medians)"
+        if x["overlap"]:
+            if float(rv["median ms"]) < float(one["min ms"]):
+                s += ", below the one-process run's fastest repetition"
+            s += (f", but the min–max spreads overlap (the rank form's slowest repetition took {rv['max ms']} ms): "
+                  f"{form_verdict(x)}")
+        else:
+            lo, hi = (rv, one) if x["ratio"] < 1 else (one, rv)
+            s += (f", and the min–max spreads do not overlap (the {'rank' if lo is rv else 'one-process'} form's "
+                  f"slowest repetition, {lo['max ms']} ms, is below the other's fastest, {hi['min ms']} ms): not a "
+                  f"tie, {form_verdict(x)} in that run")
+        said.append(s)
+    out.append(". ".join(said) + ". A difference inside the measured spread is counted as none; each pair is two "
+               "runs one after the other, not interleaved, so a verdict is that pair's, not a rule.")
+    # the 2^32 pair: where the one-process form's extra time is (each form's time above its own bound)
+    mm, _, _, x = pairs[1]
+    claim(not x["overlap"] and x["ratio"] < 1, "at 2^32 the rank form's spread lies below the one-process form's")
+    out.append("")
+    op, rp = x["one_parts"], x["rp"]
+    gap_one, gap_rank = num(op["whole us"]) - num(op["bound us"]), num(rp["whole us"]) - num(rp["bound us"])
+    claim(gap_rank < gap_one / 4, "at 2^32 the rank form ends much nearer its bound than the one-process form")
+    claim(abs(num(rp["reduce us"]) / num(op["reduce us"]) - 1) < 0.02 and
+          abs(num(rp["scan us"]) / num(op["scan us"]) - 1) < 0.02, "the two forms' reduce and scan agree at 2^32")
+    out.append(f"At {rp['n']} the two forms' reduce and scan, each timed alone, agree within 2%; what differs is the "
+               f"time above each form's own bound, {gap_one:.0f} µs in the one process against {gap_rank:.0f} µs in "
+               f"the rank form. In the rank form each process launches its own GPU's scan; the one process launches "
+               f"the four scans in GPU order (\"Where that time goes\" below), and the two forms time a repetition "
+               f"differently (the rank form from a barrier: \"The timing\" under \"One process per GPU\"). Which of "
+               f"these is the difference the parts do not say; `nsys` would. The exchange column is "
+               f"timed differently in each form (the one-process host waits for all four GPUs' totals, rank 0 for "
+               f"its own): " + ", ".join(f"{x['one_parts']['exchange us']} and {x['rp']['exchange us']} µs at "
+                                          f"{x['rp']['n']}" for _, _, _, x in pairs) + ".")
     out.append("")
     weak = multi4_run("weak4-2p28.txt")
     w = weak["parts"]
-    out += [f"**Weak scaling** ({w[1]['shard']} per GPU, [weak4-2p28]({MULTI4_LINK}weak4-2p28.txt)):", "",
+    out += [f"**Weak scaling** (run `{m['commit']}`, {w[1]['shard']} per GPU, "
+            f"[weak4-2p28]({MULTI4_LINK}weak4-2p28.txt)):", "",
             "| GPUs | n | reduce µs | exchange µs | scan µs | bound µs | whole µs | % of bound | T1/T |",
             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for p in (1, 2, 4):
@@ -1293,7 +1458,7 @@ def multi4_bound():
     claim(four[1]["n"] == paper_n, "the paper figure is for the same n")
     out = [f"**Against the bound.** \"The bound\" above put four GPUs on paper at {paper:.1f}x for n = {paper_n} "
            f"(two-GPU parts of {multi_machine()['date']}, the exchange taken as {paper_exch:.1f} µs). Measured "
-           f"({m['count']} × H200, {m['date']}): **{sp[0]:.2f}x** at {four[0]['n']} and **{sp[1]:.2f}x** at "
+           f"(run `{m['commit']}`, {m['count']} × H200, {m['date']}): **{sp[0]:.2f}x** at {four[0]['n']} and **{sp[1]:.2f}x** at "
            f"{four[1]['n']}, against {bd[0]:.2f}x and {bd[1]:.2f}x for the bound of the same run's parts, "
            f"{four[0]['% of bound']}% and {four[1]['% of bound']}% of it. At {four[1]['n']} that bound is below the "
            f"paper's {paper:.1f}x partly because the exchange is {min(ex4):.1f}–{max(ex4):.1f} µs on four GPUs against "
@@ -1303,6 +1468,11 @@ def multi4_bound():
            f"{gap[0]:.1f} µs at {four[0]['n']} and {gap[1]:.1f} µs at {four[1]['n']}: about the same time, which "
            f"weighs less on the longer scan.", ""]
     claim(abs(gap[1] - gap[0]) < 0.5 * min(gap), "the time above the bound is about the same at both sizes")
+    again = [multi4s_run(f)["parts"][4] for f in STRONG4]
+    gap2 = [num(p["whole us"]) - num(p["bound us"]) for p in again]
+    claim(abs(gap2[1] - gap2[0]) > 0.5 * min(gap2), "in the second run the time above the bound is not the same")
+    out[-2] += (f" In run `{multi4_machine(H200X4S4)['commit']}` the same two sizes came to {gap2[0]:.1f} and "
+                f"{gap2[1]:.1f} µs above their bound, so that sameness is one run's, not a rule.")
     lines, t = strong[0]["timelines"][4]
     scans = [x[3] - x[2] for x in t]
     scan_alone = num(four[0]["scan us"])
@@ -1311,7 +1481,8 @@ def multi4_bound():
     claim(all(abs(s / scan_alone - 1) < 0.03 for s in scans), "each scan takes about what a scan takes alone")
     claim(launch == sorted(launch), "the scans are launched in GPU order")
     claim(len(t) == 4, "four GPUs, three of them reduce")
-    out.append(f"**Where that time goes**: the timeline of one run on four GPUs at {four[0]['n']} (µs from each "
+    out.append(f"**Where that time goes**: the timeline of one run on four GPUs at {four[0]['n']} (run "
+               f"`{m['commit']}`; µs from each "
                f"GPU's start: reduce done | totals on the host | scan launched | scan done):")
     out += ["", "```"] + lines + ["```", ""]
     out.append(f"Each GPU's scan takes what one scan takes alone ({min(scans):.0f}–{max(scans):.0f} µs from launch to "
@@ -1330,36 +1501,66 @@ def multi4_bound():
 
 
 def multi4_uneven():
-    """--last-weight on four GPUs at 2^30 against the even split (strong4-2p30)."""
-    runs = {100: multi4_run(STRONG4[0])}
-    for f in sorted(MULTI4.glob("uneven4-w*-2p30.txt")):
-        runs[int(re.search(r"-w(\d+)-", f.name).group(1))] = multi4_run(f.name)
-    out = [f"**The uneven split on four GPUs** (2^30; raw: `uneven4-w*-2p30.txt` in [multigpu/]({MULTI4_LINK}); "
-           f"W = 100 is the even split, the strong-scaling row above):", "",
-           "| `--last-weight` | shards (other / last) | bound vs 1 GPU | measured vs 1 GPU | % of bound |",
-           "|---:|---|---:|---:|---:|"]
-    speed = {w: num(r["parts"][4]["vs 1 GPU"]) for w, r in runs.items()}
-    uneven = {w: r for w, r in runs.items() if w != 100}
-    best = max(uneven, key=lambda w: speed[w])
-    for w, r in runs.items():
-        p = r["parts"][4]
-        assert p["check"] == "ok"
-        other, last = p["shard"] if isinstance(p["shard"], tuple) else (p["shard"], p["shard"])
-        cell = f"**{p['vs 1 GPU']}**" if w in (100, best) else p["vs 1 GPU"]
-        out.append(f"| {w} | {other} / {last} | {p['bound vs 1 GPU']} | {cell} | {p['% of bound']} |")
+    """--last-weight on four GPUs at 2^30, each weight against the even split of its own run: W = 110, 120, 130 in the
+    first run (against its strong4-2p30), W = 142 (the balancing weight) in the second (against its strong4-2p30)."""
+    m, s4 = multi4_runs()
+    groups = []  # (machine, folder, link, {W: run}), W = 100 being that run's even split
+    for mm, folder, link, read in ((m, MULTI4, MULTI4_LINK, multi4_run), (s4, MULTI4S, MULTI4S_LINK, multi4s_run)):
+        runs = {100: read(STRONG4[0])}
+        for f in sorted(folder.glob("uneven4-w*-2p30.txt")):
+            runs[int(re.search(r"-w(\d+)-", f.name).group(1))] = read(f.name)
+        groups.append((mm, folder, link, dict(sorted(runs.items()))))
+    out = [f"**The uneven split on four GPUs** (2^30; each weight's row from the run in its first column, against the "
+           f"even split of that same run, W = 100, its strong-scaling output: W = "
+           + ", ".join(str(w) for w in groups[0][3] if w != 100) + f" in run `{m['commit']}` (`uneven4-w*-2p30.txt` "
+           f"in [multigpu/]({MULTI4_LINK})), W = " + ", ".join(str(w) for w in groups[1][3] if w != 100) +
+           f" in run `{s4['commit']}` ([multigpu/]({MULTI4S_LINK}))):", "",
+           "| run | `--last-weight` | raw | shards (other / last) | bound vs 1 GPU | measured vs 1 GPU | % of bound |",
+           "|---|---:|---|---|---:|---:|---:|"]
+    verdicts = []
+    for mm, folder, link, runs in groups:
+        speed = {w: num(r["parts"][4]["vs 1 GPU"]) for w, r in runs.items()}
+        uneven = [w for w in runs if w != 100]
+        best = max(uneven, key=lambda w: speed[w])
+        for w, r in runs.items():
+            p = r["parts"][4]
+            assert p["check"] == "ok" and p["n"] == "2^30"
+            other, last = p["shard"] if isinstance(p["shard"], tuple) else (p["shard"], p["shard"])
+            f = STRONG4[0] if w == 100 else f"uneven4-w{w}-2p30.txt"
+            cell = f"**{p['vs 1 GPU']}**" if w in (100, best) else p["vs 1 GPU"]
+            out.append(f"| {run_label(mm)} | {w} | [{f[:-4]}]({link}{f}) | {other} / {last} | {p['bound vs 1 GPU']} | "
+                       f"{cell} | {p['% of bound']} |")
+        claim(all(speed[w] < speed[100] for w in uneven),
+              f"every uneven split is slower than the even one of its run ({mm['commit']})")
+        verdicts.append((mm, runs, speed, best))
     out.append("")
-    claim(all(speed[w] < speed[100] for w in uneven), "every uneven split is slower than the even one on four GPUs")
-    share = [num(r["parts"][4]["% of bound"]) for r in uneven.values()]
-    even_t = runs[100]["timelines"][4][1]
-    best_t = uneven[best]["timelines"][4][1]
-    r4 = num(runs[100]["parts"][4]["reduce us"]) / num(runs[100]["parts"][4]["scan us"])
+    share = [num(r["parts"][4]["% of bound"]) for _, runs, _, _ in verdicts for w, r in runs.items() if w != 100]
+    (m1, runs1, speed1, best1), (m2, runs2, speed2, _) = verdicts
+    even_t = runs1[100]["timelines"][4][1]
+    best_t = runs1[best1]["timelines"][4][1]
     claim(min(x[1] for x in best_t) > max(x[1] for x in even_t), "the totals reach the host later")
-    out.append(f"As on two GPUs, every uneven split is slower than the even one, at {min(share):.1f}–{max(share):.1f}% "
-               f"of its own bound; the best, W = {best}, gives {speed[best]:.2f}x against the even split's "
-               f"{speed[100]:.2f}x. In its timeline the totals reach the host at {min(x[1] for x in best_t):.0f}–"
-               f"{max(x[1] for x in best_t):.0f} µs against {min(x[1] for x in even_t):.0f}–"
-               f"{max(x[1] for x in even_t):.0f} µs in the even split's. The balancing weight 100·(1 + r) = "
-               f"{100 * (1 + r4):.0f} was not run on four GPUs.")
+    r4 = num(runs1[100]["parts"][4]["reduce us"]) / num(runs1[100]["parts"][4]["scan us"])
+    bal = round(100 * (1 + r4))
+    claim(bal in runs2 and bal not in runs1, "the balancing weight was run in the second run, not the first")
+    bt, et = runs2[bal]["timelines"][4][1], runs2[100]["timelines"][4][1]
+    claim(min(x[1] for x in bt) > max(x[1] for x in et), "at the balancing weight the totals reach the host later")
+    pb = runs2[bal]["parts"][4]
+    claim(num(pb["% of bound"]) == min(share), "the balancing weight is the furthest from its bound")
+    claim(num(pb["bound vs 1 GPU"]) > max(num(r["parts"][4]["bound vs 1 GPU"]) for _, runs, _, _ in verdicts
+                                          for r in runs.values() if r is not runs2[bal]),
+          "the balancing weight has the highest bound of the table")
+    out.append(f"As on two GPUs, every uneven split is slower than the even split of its own run, at "
+               f"{min(share):.1f}–{max(share):.1f}% of its own bound. In run `{m1['commit']}` the best, W = {best1}, "
+               f"gives {speed1[best1]:.2f}x against that run's even split's {speed1[100]:.2f}x; in its timeline the "
+               f"totals reach the host at {min(x[1] for x in best_t):.0f}–{max(x[1] for x in best_t):.0f} µs against "
+               f"{min(x[1] for x in even_t):.0f}–{max(x[1] for x in even_t):.0f} µs in the even split's. The balancing "
+               f"weight 100·(1 + r) = {bal} (r = {runs1[100]['parts'][4]['reduce us']} / "
+               f"{runs1[100]['parts'][4]['scan us']} = {r4:.2f}, the four-GPU parts of that run's even split) was run in run "
+               f"`{m2['commit']}`: its bound is the highest of the table, {pb['bound vs 1 GPU']}, and it gives "
+               f"**{speed2[bal]:.2f}x**, {pb['% of bound']}% of that bound, against {speed2[100]:.2f}x for the same run's "
+               f"even split; its totals reach the host at {min(x[1] for x in bt):.0f}–{max(x[1] for x in bt):.0f} µs "
+               f"against {min(x[1] for x in et):.0f}–{max(x[1] for x in et):.0f} µs. On four GPUs, too, the stage "
+               f"keeps the even split.")
     return "\n".join(out)
 
 
@@ -1385,13 +1586,21 @@ def multi4_forms():
         parts += [abs(float(b[k]) / float(a[k]) - 1) for k in ("reduce_us", "scan_us")]
     ex = [(rows[("one-process", s)]["exchange_us"], rows[("ranks", s)]["exchange_us"]) for s in sizes]
     claim(all(float(b) < float(a) for a, b in ex), "the rank form's exchange is the shorter")
+    four = multi4_form_pairs()
+    claim(any(x["overlap"] for _, _, _, x in four), "on four GPUs the forms tie at some size")
     return (f"One process per GPU takes {' and '.join(f'{x:.3f}x' for x in ratio)} the one-process form's time at "
             f"{' and '.join(sizes)} ([forms.md]({FORMS4_LINK}forms.md)), and the min–max spreads overlap at both "
             f"sizes: the two forms' times are within each other's spread, a tie. The reduce and the scan of one "
             f"shard, timed alone in each form, differ by at most {100 * max(parts):.1f}% between them. The "
             f"exchange, as each form times it, is the rank form's shorter (" +
             ", ".join(f"{b} against {a} µs at {s}" for (a, b), s in zip(ex, sizes)) +
-            "): the one-process host waits for both GPUs' totals, rank 0 for its own.")
+            "): the one-process host waits for both GPUs' totals, rank 0 for its own. On four GPUs (\"Four GPUs\" "
+            "above, one pair of runs per size) the forms tie at " +
+            " and ".join(f"{x['rp']['n']} (run `{mm['commit']}`, {x['ratio']:.3f}x)" for mm, _, _, x in four
+                         if x["overlap"]) +
+            ("; at " + " and ".join(f"{x['rp']['n']} (run `{mm['commit']}`) {form_verdict(x)} beyond the spread, "
+                                     f"{x['ratio']:.3f}x" for mm, _, _, x in four if not x["overlap"])
+             if any(not x["overlap"] for _, _, _, x in four) else "") + ".")
 
 
 # Which path chapter 38's stage runs at each length (fft_two_pass.cuh, its opening comment), on a GPU with clusters.
