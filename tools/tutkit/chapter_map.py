@@ -52,12 +52,15 @@ LENGTH_RUNS = {
 # `--variant all --format csv` run of the chapter's program (the stage, the previous stage under its folder's name,
 # cuBLAS, one process), used only when that run's GPU (its .err banner beside the CSV) is the results file's.
 S3_RUN = "docs/results/raw/2026-11-28-h200-s3"
+S4_RUN = "docs/results/raw/2026-11-28-h200x4-s4"
 CSV_RUNS = {
     "54": f"{S3_RUN}/c1/54-bf16-gemm-wgmma-4096x4096x4096.csv",
     "55": f"{S3_RUN}/c1/55-bf16-gemm-tma-mbarrier-4096x4096x4096.csv",
     "56": f"{S3_RUN}/c5/56-bf16-gemm-warp-specialized-4096x4096x4096.csv",
+    "57": f"{S4_RUN}/c2/57-bf16-gemm-persistent-4096x4096x4096.csv",
 }
-PREVIOUS_STAGE = {"54": "bf16-gemm-cp-async-pipeline", "55": "bf16-gemm-wgmma", "56": "bf16-gemm-tma-mbarrier"}
+PREVIOUS_STAGE = {"54": "bf16-gemm-cp-async-pipeline", "55": "bf16-gemm-wgmma", "56": "bf16-gemm-tma-mbarrier",
+                  "57": "bf16-gemm-warp-specialized"}
 
 
 def _x(v):
