@@ -4,9 +4,9 @@ captures in this folder (c2/plan/*.txt: one process per row, each stage with its
 FFTs, a cudaMemcpy of the same bytes; NVIDIA H200, CUDA 13.0, 2026-11-28, the working tree of commit 9ca3a43).
 Where a row was run twice (the first run measures the plan, the second reads it from the cache), both are shown.
 
-  python3 docs/results/raw/2026-11-28-h200x4-s4/plans.py                  # writes tables/plans-h200.md
-  python3 docs/results/raw/2026-11-28-h200x4-s4/plans.py --fill           # and fills the block it feeds
-  python3 docs/results/raw/2026-11-28-h200x4-s4/plans.py --fill --check   # changes nothing; exit 1 on a difference
+  python3 docs/results/raw/2026-11-28-h200x4-s4/tables_plans.py                  # writes tables/plans-h200.md
+  python3 docs/results/raw/2026-11-28-h200x4-s4/tables_plans.py --fill           # and fills the block it feeds
+  python3 docs/results/raw/2026-11-28-h200x4-s4/tables_plans.py --fill --check   # changes nothing; exit 1 on a difference
 """
 import pathlib
 import re
