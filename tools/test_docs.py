@@ -557,6 +557,15 @@ class BuildTimesTest(unittest.TestCase):
         self.assertIn("took 147 s to build and 284 s to test on one NVIDIA H200 (111 passed, 0 failed, 0 skipped", filled)
         self.assertIn("800 s to build (sm_75 + compute_75 PTX) and 20 s to test on 2 cores", filled)
         self.assertIn("in 140 s more", filled)
+        # A third log, from a machine of several GPUs (gpu.txt as nvidia-smi's "index, name, ..." lines).
+        (self.root / "x4").mkdir()
+        (self.root / "x4" / "gpu.txt").write_text("".join(f"{i}, NVIDIA H200, 580.159.04, 143771 MiB\n" for i in range(4)))
+        (self.root / "x4" / "check.log").write_text("build 105 s, tests 125 s\ntests: 124 passed, 0 failed, 0 skipped\n")
+        three = self.bt.fill(text.replace("ci.log -->", "ci.log x4/check.log -->"), self.root)
+        self.assertEqual(self.bt.check(three, self.root), [])
+        self.assertIn("<!-- build-times: gpu/check.log ci.log x4/check.log -->", three)
+        self.assertIn("105 s and 125 s on 4 NVIDIA H200s of one host, where it spreads the GPU tests over them "
+                      "(124 passed", three)
         # A log without tools/check's summary is a finding, not a crash.
         (self.root / "ci.log").write_text("nothing\n")
         self.assertIn("no tools/check summary", self.bt.check(filled, self.root)[0][1])
