@@ -1349,7 +1349,7 @@ class SanitizeTest(unittest.TestCase):
             self.assertTrue(lines[2].startswith("racecheck  3 passed, 2 failed, 1 skipped"))
             calls = [json.loads(l) for l in (tmp / "meson.jsonl").read_text().splitlines()]
             self.assertEqual(calls[0], ["test", "-C", str(build), "--setup", "memcheck", "--suite", "gpu", "--suite",
-                                        "05-scan-baseline", "--num-processes", "2"])
+                                        "05-scan-baseline", "--no-suite", "host", "--num-processes", "2"])
             self.assertEqual(calls[1][-1], "--no-rebuild")     # built once is enough
             status, out, _ = call(sanitize.main, ["--build", str(build), "--tools", "memcheck", "--quiet"])
             self.assertEqual(status, 0)
