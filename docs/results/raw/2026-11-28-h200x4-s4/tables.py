@@ -2,7 +2,10 @@
 """Writes chapter 57's README blocks from this folder's call 2 (c2/: one NVIDIA H200 of a 4 x H200 machine, CUDA
 13.0, driver 580.159.04, 2026-11-28, the working tree of commit 9ca3a43): its first table at 4096^3 and 8192^3,
 its candidates at four shapes (each a --variant all run: the stage, its candidates, chapters 56, 55 and 53's stages
-and cuBLAS in one process), and the ncu comparison of chapters 56 and 57 at 4096^3.
+and cuBLAS in one process), and the ncu comparison of chapters 56 and 57 at 4096^3; from call 3 (c3/, GPU 0, the
+working tree of commit 750660b) the ladder's 14-shape sweep of chapters 55 and 57's stages, each against cuBLAS in
+its own process, and its plot (chapters/57-bf16-gemm-persistent/sweep-h200.png, drawn where matplotlib is there and
+written only without --check).
 
   python3 docs/results/raw/2026-11-28-h200x4-s4/tables.py                  # writes tables/*.md
   python3 docs/results/raw/2026-11-28-h200x4-s4/tables.py --fill           # and fills the README blocks they feed
@@ -13,6 +16,7 @@ read from each run's .err banner) and the writer are the 2026-11-28-h200-s2 scri
 through its globals. Every ratio is from one CSV (one process); a tie is two rows whose ranges of repetitions
 (min_ms to max_ms) overlap, the rule of chapters 54-56's tables and of the chapter map."""
 import csv
+import math
 import pathlib
 import runpy
 import sys
@@ -158,7 +162,132 @@ def candidates_table():
     return "\n".join(out)
 
 
-TABLES = [(f"{CHAPTER}-h200", screen), ("57-candidates-h200", candidates_table)]
+SWEEP_CSV = "c3/sweep-55-57.csv"  # call 3 (c3.sh): chapter 53's sweep-shapes.sh with SWEEP_CHAPTERS="55-... 57-..."
+SWEEP_COMMIT, SWEEP_BUDGET = "750660b", 100
+SWEEP_PLOT = HERE.parents[3] / "chapters" / CHAPTER / "sweep-h200.png"
+SWEEP_PROVENANCE = PROVENANCE.replace(COMMIT, SWEEP_COMMIT)
+
+
+def sweep_rows():
+    """[((m, n, k), {chapter: (stage row, cuBLAS row)})] in the CSV's order. The header names two columns n (the
+    shape's, third, and the program's own size label), so the shape is read by position and the rest by name."""
+    with open(HERE / SWEEP_CSV) as f:
+        reader = csv.reader(f)
+        head = next(reader)
+        assert head[:3] == ["m", "n", "k"], head[:3]
+        shapes = {}
+        for cells in reader:
+            shape = tuple(int(c) for c in cells[:3])
+            row = dict(zip(head[3:], cells[3:]))
+            assert row["check"] == "ok", f"{shape} {row['chapter']} {row['variant']}: check {row['check']}"
+            pair = shapes.setdefault(shape, {}).setdefault(row["chapter"], [None, None])
+            slot = 1 if row["reference"] == "1" else 0
+            assert pair[slot] is None, f"{shape} {row['chapter']}: two rows for one place"
+            pair[slot] = row
+    out = [(shape, {c: tuple(p) for c, p in d.items()}) for shape, d in shapes.items()]
+    assert all(None not in p for _, d in out for p in d.values()), "a stage without its cuBLAS row, or the reverse"
+    return out
+
+
+def sweep_stages(rows):
+    """[(chapter, stage variant)] of the programs the sweep ran, in its order."""
+    return [(c, st["variant"]) for c, (st, _) in rows[0][1].items()]
+
+
+def speed(pair):
+    """The stage's speed against cuBLAS in the same process (cuBLAS's median / the stage's)."""
+    stage, cublas = pair
+    return ms(cublas) / ms(stage)
+
+
+def geo_mean(values):
+    return math.exp(sum(map(math.log, values)) / len(values))
+
+
+def sweep_size(shape):
+    return size("x".join(map(str, shape)))
+
+
+def sweep_table():
+    """Chapters 55 and 57's stages over the ladder's 14 shapes, each against cuBLAS in its own process, and the
+    geometric mean of each stage's speed vs cuBLAS as the last row; the plot beside chapter 57's README."""
+    rows = sweep_rows()
+    stages = sweep_stages(rows)
+    head = ["M × N × K"]
+    for chapter, stage in stages:
+        head += [f"{chapter[:2]} `{stage}`: TFLOP/s", "vs cuBLAS"]
+    head.append("cuBLAS TFLOP/s (" + " / ".join(f"{c[:2]}'s process" for c, _ in stages) + ")")
+    out = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
+    for shape, d in rows:
+        cells = []
+        for chapter, _ in stages:
+            st, cb = d[chapter]
+            cells += [f"{tflops(st):.1f}", f"{speed(d[chapter]):.3f}x" + (" (a tie)" if tie(st, cb) else "")]
+        cells.append(" / ".join(f"{tflops(d[c][1]):.1f}" for c, _ in stages))
+        out.append(f"| {sweep_size(shape)} | " + " | ".join(cells) + " |")
+    geo = {c: geo_mean([speed(d[c]) for _, d in rows]) for c, _ in stages}
+    cells = []
+    for chapter, _ in stages:
+        cells += ["–", f"**{geo[chapter]:.3f}x**"]
+    out.append(f"| **geometric mean, {len(rows)} shapes** | " + " | ".join(cells) + " | – |")
+
+    def ranked(chapter):
+        return sorted(rows, key=lambda r: speed(r[1][chapter]))
+
+    def at(chapter, picks):
+        return " and ".join(f"{sweep_size(s)} ({speed(d[chapter]):.3f}x"
+                            + (", a tie" if tie(*d[chapter]) else "") + ")" for s, d in picks)
+    ends = "; ".join(f"chapter {c[:2]}'s stage is closest to cuBLAS at {at(c, ranked(c)[:-3:-1])} and furthest "
+                     f"from it at {at(c, ranked(c)[:2])}" for c, _ in stages)
+    first, last = stages[0][0], stages[-1][0]
+    ahead = [sweep_size(s) for s, d in rows if speed(d[last]) > speed(d[first])]
+    command = (f"SWEEP_CHAPTERS=\"{' '.join(c for c, _ in stages)}\" chapters/53-bf16-gemm-cp-async-pipeline/"
+               f"sweep-shapes.sh BUILD sweep-55-57.csv --budget-ms {SWEEP_BUDGET}")
+    out += ["", f"One run of `{command}` ({SWEEP_PROVENANCE}; raw: [sweep-55-57.csv]({RAW_LINK}{SWEEP_CSV}), plot: "
+                f"[sweep-h200.png]({SWEEP_PLOT.name})): one process per program and shape, each timing its stage "
+                "and cuBLAS, every output checked against cuBLAS; each ratio is from one process, and no time of "
+                "one process is divided by one of another. A tie: the stage's and cuBLAS's ranges of repetitions "
+                f"(min to max) overlap. Geometric mean of the speed vs cuBLAS over the {len(rows)} shapes: "
+                + ", ".join(f"{geo[c]:.3f}x for chapter {c[:2]}'s stage" for c, _ in stages) + f". Of the "
+                f"{len(rows)} shapes, chapter {last[:2]}'s stage is nearer cuBLAS than chapter {first[:2]}'s at "
+                + (" and ".join(ahead) if ahead else "none") + f"; {ends}."]
+    draw_sweep(rows, stages, geo)
+    return "\n".join(out)
+
+
+def draw_sweep(rows, stages, geo):
+    """sweep-h200.png beside chapter 57's README: each stage's speed vs cuBLAS (its own process) per shape, its
+    geometric mean dashed. Not drawn without matplotlib; not written with --check (the PNG is not compared)."""
+    if "--check" in sys.argv:
+        return
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    labels = [f"{m}×{n}×{k}" for (m, n, k), _ in rows]
+    fig, ax = plt.subplots(figsize=(11, 4.5))
+    for (chapter, stage), color in zip(stages, ("tab:blue", "tab:red", "tab:green", "tab:orange")):
+        ax.plot(labels, [speed(d[chapter]) for _, d in rows], marker="o", color=color,
+                label=f"{chapter[:2]} {stage}")
+        ax.axhline(geo[chapter], color=color, linestyle=":", linewidth=1,
+                   label=f"{chapter[:2]}: geometric mean {geo[chapter]:.2f}x")
+    ax.axhline(1.0, color="black", linestyle="--", linewidth=1, label="cuBLAS (same process)")
+    ax.set_yscale("log")
+    ax.set_yticks([0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0])
+    ax.set_yticklabels(["0.01x", "0.02x", "0.05x", "0.1x", "0.2x", "0.5x", "1x"])
+    ax.set_ylabel("speed vs cuBLAS (log)")
+    ax.set_title("BF16 GEMM, FP32 accumulate: each stage vs cuBLAS in its own process, NVIDIA H200, 2026-11-28")
+    ax.tick_params(axis="x", rotation=45)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(SWEEP_PLOT, dpi=90)
+    plt.close(fig)
+    print(f"wrote {SWEEP_PLOT}")
+
+
+TABLES = [(f"{CHAPTER}-h200", screen), ("57-candidates-h200", candidates_table), ("57-sweep-h200", sweep_table)]
 BLOCKS = {name: name for name, _ in TABLES}
 
 
