@@ -1,6 +1,7 @@
 // Chapter 57: which output tiles a persistent block takes, in what order, and where each slice it loads lands in
 // the ring of stages. Plain C++ that the kernel also calls on the device, so the host test
-// (test_persistent_schedule.cpp) checks every index, and replays the ring's mbarrier protocol, on any machine.
+// (test_persistent_schedule.cpp) checks every index, and replays the ring's mbarrier protocol (ring_replay.hpp), on
+// any machine.
 //
 // Tiles. C is tiles_m x tiles_n tiles (tile-rows along M, tile-columns along N). Block b of a grid of G takes
 // tiles b, b + G, b + 2 G, ... of one order, the rasterised one: the tile-rows are cut into bands of kBandRows,

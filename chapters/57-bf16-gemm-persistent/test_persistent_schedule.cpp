@@ -7,14 +7,14 @@
 #include "doctest.hpp"
 
 #include <algorithm>
-#include <deque>
-#include <random>
+#include <cstdint>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "persistent_schedule.hpp"
+#include "ring_replay.hpp"
 
 using namespace gemm_persistent;
 
@@ -55,140 +55,27 @@ long long first_wave_panel_rows(int tiles_m, int tiles_n, int blocks, int block_
   return static_cast<long long>(rows.size()) * block_m + static_cast<long long>(cols.size()) * block_n;
 }
 
-// ---- The ring, replayed --------------------------------------------------------------------------------------
-// An mbarrier reduced to what the ring uses (PTX ISA, "mbarrier"): the arrivals and transaction bytes the current
-// phase still waits for, and the count of completed phases. try_wait.parity(p) succeeds once the phase of parity
-// p has completed: when the current (incomplete) phase's parity is not p.
-struct Barrier {
-  int expected = 1, pending = 1, completed = 0;
-  long long tx = 0;
-  explicit Barrier(int arrivals = 1) : expected(arrivals), pending(arrivals) {}
-  void complete_if_done() {
-    if (pending == 0 && tx == 0) ++completed, pending = expected;
-  }
-  void arrive() { --pending, complete_if_done(); }
-  void arrive_expect_tx(long long bytes) { tx += bytes, arrive(); }
-  void complete_tx(long long bytes) { tx -= bytes, complete_if_done(); }
-  bool try_wait(unsigned parity) const { return static_cast<unsigned>(completed & 1) != parity; }
-};
-
-enum class Kind { kWaitEmpty, kLoad, kWaitFull, kIssue, kRetire, kArriveEmpty };
-struct Op {
-  Kind kind;
-  int stage = 0;
-  unsigned parity = 0;
-  int slice = 0;  // which slice of the block's stream a load brings or a wgmma group reads (tile * 1000 + s)
-  int keep = 0;   // kRetire: groups left in flight (wgmma.wait_group's argument)
-};
-
-enum class Planted { kNone, kCounterPerTile, kLastStageKept };
-
-// The kernel's loops (gemm_persistent.cuh) as op lists: the producer thread's, and one consumer warpgroup's.
-template <int kStages>
-std::pair<std::vector<Op>, std::vector<Op>> kernel_ops(int tiles, int slices, Planted planted) {
+// ---- The ring, replayed (ring_replay.hpp: the replay exercise 57-slice-ring-phase runs too) --------------------
+// SliceRing as the replay's rule: slice s of the block's tile number `tile` is slice count tile * slices + s of the
+// block's stream, and the producer waits on empty from count kStages on, as in the kernel (gemm_persistent.cuh).
+// kPerTile plants a counter restarted at each tile: count = s.
+template <int kStages_, bool kPerTile = false>
+struct KernelRing {
+  static constexpr int kStages = kStages_;
   using Ring = SliceRing<kStages>;
-  std::vector<Op> producer, consumer;
-  std::uint32_t count = 0;
-  for (int tile = 0; tile < tiles; ++tile)
-    for (int s = 0; s < slices; ++s, ++count) {
-      const std::uint32_t c = planted == Planted::kCounterPerTile ? s : count;
-      if (c >= kStages) producer.push_back({Kind::kWaitEmpty, Ring::stage(c), Ring::empty_parity(c)});
-      producer.push_back({Kind::kLoad, Ring::stage(c), 0, tile * 1000 + s});
-    }
-  count = 0;
-  for (int tile = 0; tile < tiles; ++tile) {
-    for (int s = 0; s < slices; ++s, ++count) {
-      const std::uint32_t c = planted == Planted::kCounterPerTile ? s : count;
-      consumer.push_back({Kind::kWaitFull, Ring::stage(c), Ring::full_parity(c)});
-      consumer.push_back({Kind::kIssue, Ring::stage(c), 0, tile * 1000 + s});
-      consumer.push_back({Kind::kRetire, 0, 0, 0, 1});
-      if (s > 0) consumer.push_back({Kind::kArriveEmpty, Ring::stage(c - 1)});
-    }
-    consumer.push_back({Kind::kRetire, 0, 0, 0, 0});
-    const std::uint32_t last = planted == Planted::kCounterPerTile ? slices - 1 : count - 1;
-    if (planted != Planted::kLastStageKept) consumer.push_back({Kind::kArriveEmpty, Ring::stage(last)});
+  static std::uint32_t count(int tile, int s, int slices) {
+    return static_cast<std::uint32_t>(kPerTile ? s : tile * slices + s);
   }
-  return {producer, consumer};
-}
-
-// One block: the producer, two consumer warpgroups and the copy engine, each step chosen at random among those
-// that can go on. Returns "" when every consumer read every slice it expected from a stage nobody overwrote before
-// its group retired, else what went wrong (a wrong slice, an overwrite, or no step possible before the end).
-template <int kStages>
-std::string replay(int tiles, int slices, unsigned seed, Planted planted = Planted::kNone) {
-  constexpr int kConsumers = 2;
-  const auto [producer, consumer] = kernel_ops<kStages>(tiles, slices, planted);
-  std::vector<Barrier> full(kStages, Barrier(1)), empty(kStages, Barrier(kConsumers));
-  std::vector<int> stage_slice(kStages, -1);      // which slice each stage holds
-  std::deque<std::pair<int, int>> copies;         // in flight: (stage, slice)
-  std::size_t producer_pc = 0;
-  std::size_t consumer_pc[kConsumers] = {0, 0};
-  std::deque<std::pair<int, int>> groups[kConsumers];  // wgmma groups in flight: (stage, slice)
-  std::mt19937 rng(seed);
-  auto ready = [&](const Op& op) {
-    if (op.kind == Kind::kWaitEmpty) return empty[op.stage].try_wait(op.parity);
-    if (op.kind == Kind::kWaitFull) return full[op.stage].try_wait(op.parity);
-    return true;
-  };
-  for (;;) {
-    // Agents: 0 the producer, 1 .. kConsumers the consumers, kConsumers + 1 the copy engine.
-    std::vector<int> can;
-    if (producer_pc < producer.size() && ready(producer[producer_pc])) can.push_back(0);
-    for (int w = 0; w < kConsumers; ++w)
-      if (consumer_pc[w] < consumer.size() && ready(consumer[consumer_pc[w]])) can.push_back(1 + w);
-    if (!copies.empty()) can.push_back(1 + kConsumers);
-    if (can.empty()) break;
-    const int agent = can[std::uniform_int_distribution<std::size_t>(0, can.size() - 1)(rng)];
-    if (agent == 1 + kConsumers) {  // the oldest copy lands
-      const auto [stage, slice] = copies.front();
-      copies.pop_front();
-      for (int w = 0; w < kConsumers; ++w)
-        for (const auto& g : groups[w])
-          if (g.first == stage)
-            return "slice " + std::to_string(slice) + " landed in stage " + std::to_string(stage) +
-                   " while a group still read slice " + std::to_string(g.second);
-      stage_slice[stage] = slice;
-      full[stage].complete_tx(1);
-      continue;
-    }
-    if (agent == 0) {
-      const Op& op = producer[producer_pc++];
-      if (op.kind == Kind::kLoad) {
-        full[op.stage].arrive_expect_tx(1);
-        copies.push_back({op.stage, op.slice});
-      }
-      continue;
-    }
-    const int w = agent - 1;
-    const Op& op = consumer[consumer_pc[w]++];
-    if (op.kind == Kind::kIssue) {
-      if (stage_slice[op.stage] != op.slice)
-        return "consumer " + std::to_string(w) + " read slice " + std::to_string(stage_slice[op.stage]) +
-               " from stage " + std::to_string(op.stage) + " for slice " + std::to_string(op.slice);
-      groups[w].push_back({op.stage, op.slice});
-    } else if (op.kind == Kind::kRetire) {
-      while (static_cast<int>(groups[w].size()) > op.keep) groups[w].pop_front();
-    } else if (op.kind == Kind::kArriveEmpty) {
-      empty[op.stage].arrive();
-    }
-  }
-  const bool done = producer_pc == producer.size() && consumer_pc[0] == consumer.size() &&
-                    consumer_pc[1] == consumer.size();
-  return done ? "" : "no step possible before the end (the kernel would hang)";
-}
+  static int stage(int tile, int s, int slices) { return Ring::stage(count(tile, s, slices)); }
+  static unsigned full_parity(int tile, int s, int slices) { return Ring::full_parity(count(tile, s, slices)); }
+  static unsigned empty_parity(int tile, int s, int slices) { return Ring::empty_parity(count(tile, s, slices)); }
+  static bool waits_empty(int tile, int s, int slices) { return count(tile, s, slices) >= kStages; }
+};
 
 // Every tile count 1..5 and slice count 1..9, 30 interleavings each; the first failure's description, or "".
-template <int kStages>
-std::string replay_all(Planted planted) {
-  for (int tiles = 1; tiles <= 5; ++tiles)
-    for (int slices = 1; slices <= 9; ++slices)
-      for (unsigned seed = 0; seed < 30; ++seed) {
-        const std::string why = replay<kStages>(tiles, slices, seed, planted);
-        if (!why.empty())
-          return std::to_string(tiles) + " tiles of " + std::to_string(slices) + " slices, " +
-                 std::to_string(kStages) + " stages: " + why;
-      }
-  return "";
+template <class Ring>
+std::string replay_all(ring_replay::Planted planted = ring_replay::Planted::kNone) {
+  return ring_replay::replay_all<Ring>(5, 9, 30, planted);
 }
 
 }  // namespace
@@ -227,17 +114,17 @@ TEST_CASE("57: a wave of 132 blocks reads the fewest A and B rows per slice in b
 }
 
 TEST_CASE("57: the ring's protocol, replayed: every consumer reads its slice across tile boundaries, no hang") {
-  CHECK(replay_all<2>(Planted::kNone) == "");
-  CHECK(replay_all<3>(Planted::kNone) == "");
-  CHECK(replay_all<4>(Planted::kNone) == "");
-  CHECK(replay_all<6>(Planted::kNone) == "");
+  CHECK(replay_all<KernelRing<2>>() == "");
+  CHECK(replay_all<KernelRing<3>>() == "");
+  CHECK(replay_all<KernelRing<4>>() == "");
+  CHECK(replay_all<KernelRing<6>>() == "");
 }
 
 TEST_CASE("57: planted: a slice counter restarted per tile, or a tile's last stage kept, fails the replay") {
-  const std::string restarted = replay_all<4>(Planted::kCounterPerTile);
+  const std::string restarted = replay_all<KernelRing<4, true>>();
   MESSAGE("counter per tile: " << restarted);
   CHECK(restarted != "");
-  const std::string kept = replay_all<4>(Planted::kLastStageKept);
+  const std::string kept = replay_all<KernelRing<4>>(ring_replay::Planted::kLastStageKept);
   MESSAGE("last stage kept: " << kept);
   CHECK(kept.find("hang") != std::string::npos);
 }
