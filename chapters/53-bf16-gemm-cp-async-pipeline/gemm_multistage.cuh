@@ -14,6 +14,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <string>
 
 #include "cp_async.cuh"
 #include "cuda_check.cuh"
@@ -155,6 +156,17 @@ inline void gemm_with(int m, int n, int k, float alpha, const bf16* A, const bf1
 inline void gemm(int m, int n, int k, float alpha, const bf16* A, const bf16* B, float beta, float* C,
                  cudaStream_t stream) {
   gemm_with<Schedule>(m, n, k, alpha, A, B, beta, C, stream);
+}
+
+// The stage as a variant of a chapter program: this chapter's, and chapters 54-57's (their previous stage, or
+// their fallback where sm_90a code cannot run).
+inline tut::gemm_tc::TcVariant as_variant(const std::string& name, const std::string& description, bool on_demand) {
+  return {name, description, gemm, 80, on_demand, [](int, int, int) { setup_gemm_multistage(); }};
+}
+// The stage as chapters 55-57 register it: on demand, and their fallback where sm_90a code cannot run.
+inline tut::gemm_tc::TcVariant as_fallback_variant(const std::string& name) {
+  return as_variant(name, "chapter 53's stage (cp.async pipeline feeding ldmatrix + mma.sync): the fallback off sm_90a",
+                    true);
 }
 
 }  // namespace gemm_multistage

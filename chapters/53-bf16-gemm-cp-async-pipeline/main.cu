@@ -6,11 +6,11 @@
 #include "gemm_tc/tc_workload.cuh"
 
 std::vector<tut::gemm_tc::TcVariant> multistage_variants() {
-  return {{"bf16-cp-async-pipeline",
-           "chapter 52's mma.sync kernel fed by a 4-stage cp.async pipeline (cp.async.wait_group, one barrier per "
-           "32-deep slice; 128 x 128 x 32 block, 8 warps of 64 x 32; sm_80+)",
-           gemm_multistage::gemm, 80, false,
-           [](int, int, int) { gemm_multistage::setup_gemm_multistage(); }}};
+  return {gemm_multistage::as_variant(
+      "bf16-cp-async-pipeline",
+      "chapter 52's mma.sync kernel fed by a 4-stage cp.async pipeline (cp.async.wait_group, one barrier per "
+      "32-deep slice; 128 x 128 x 32 block, 8 warps of 64 x 32; sm_80+)",
+      false)};
 }
 
 // The stage and the previous one, so that one run measures both beside cuBLAS.

@@ -179,4 +179,12 @@ inline void gemm(int m, int n, int k, float alpha, const bf16* A, const bf16* B,
   TUT_CHECK_LAUNCH();
 }
 
+// One tile shape as a variant of a chapter program (this chapter's, and chapter 55's previous stage): the launch
+// and its set-up (the sm_90a check and the shared-memory opt-in).
+template <int kBlockN, int kStages>
+tut::gemm_tc::TcVariant as_variant(const std::string& name, const std::string& description, bool on_demand) {
+  return {name, description, gemm<kBlockN, kStages>, 90, on_demand,
+          [name](int, int, int) { setup_gemm_wgmma<kBlockN, kStages>(name); }};
+}
+
 }  // namespace gemm_wgmma

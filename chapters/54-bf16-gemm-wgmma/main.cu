@@ -8,31 +8,21 @@
 #include "gemm_wgmma.cuh"
 #include "hopper/sm90a_fallback.cuh"
 
-namespace {
-
-// One tile shape as a variant: the launch and its set-up (the sm_90a check and the shared-memory opt-in).
-template <int kBlockN, int kStages>
-tut::gemm_tc::TcVariant wgmma_variant(const std::string& name, const std::string& description, bool on_demand) {
-  return {name, description, gemm_wgmma::gemm<kBlockN, kStages>, 90, on_demand,
-          [name](int, int, int) { gemm_wgmma::setup_gemm_wgmma<kBlockN, kStages>(name); }};
-}
-
-}  // namespace
-
 // The stage and its tile-shape candidates (on demand: --variant NAME or --variant all).
 std::vector<tut::gemm_tc::TcVariant> wgmma_variants() {
   return {
-      wgmma_variant<128, 3>("bf16-gemm-wgmma",
-                            "2 warpgroups, each a 64 x 128 wgmma.m64n128k16 tile read from 128-byte-swizzled shared "
-                            "memory, fed by a 3-stage cp.async pipeline (128 x 128 x 64 block, 97 KiB: two blocks per "
-                            "SM, registers capped at 128; sm_90a)",
-                            false),
-      wgmma_variant<256, 3>("wgmma-128x256-3-stages",
-                            "the stage's kernel with a 128 x 256 x 64 block (m64n256k16) and 3 stages (145 KiB, one "
-                            "block per SM)",
-                            true),
-      wgmma_variant<256, 4>("wgmma-128x256-4-stages",
-                            "the 128 x 256 x 64 block with 4 stages (193 KiB, one block per SM)", true),
+      gemm_wgmma::as_variant<128, 3>(
+          "bf16-gemm-wgmma",
+          "2 warpgroups, each a 64 x 128 wgmma.m64n128k16 tile read from 128-byte-swizzled shared memory, fed by a "
+          "3-stage cp.async pipeline (128 x 128 x 64 block, 97 KiB: two blocks per SM, registers capped at 128; "
+          "sm_90a)",
+          false),
+      gemm_wgmma::as_variant<256, 3>(
+          "wgmma-128x256-3-stages",
+          "the stage's kernel with a 128 x 256 x 64 block (m64n256k16) and 3 stages (145 KiB, one block per SM)",
+          true),
+      gemm_wgmma::as_variant<256, 4>("wgmma-128x256-4-stages",
+                                     "the 128 x 256 x 64 block with 4 stages (193 KiB, one block per SM)", true),
   };
 }
 
@@ -40,23 +30,20 @@ std::vector<tut::gemm_tc::TcVariant> wgmma_variants() {
 // one run measures them beside cuBLAS.
 std::vector<tut::gemm_tc::TcVariant> chapter_variants() {
   std::vector<tut::gemm_tc::TcVariant> v = wgmma_variants();
-  v.push_back({"bf16-gemm-cp-async-pipeline",
-               "the previous stage, chapter 53's kernel (4-stage cp.async pipeline feeding ldmatrix + mma.sync), for "
-               "the same-run comparison",
-               gemm_multistage::gemm, 80, true, [](int, int, int) { gemm_multistage::setup_gemm_multistage(); }});
+  v.push_back(gemm_multistage::as_variant(tut::hopper::kSm90aFallbackStage,
+                                         "the previous stage, chapter 53's kernel (4-stage cp.async pipeline feeding "
+                                         "ldmatrix + mma.sync), for the same-run comparison",
+                                         true));
   return v;
 }
 
+// After the GPU check, instead of the ladder's "every variant's compute capability": below sm_80 the program is
+// refused as chapter 53's is (one line, exit 2). Where this program's sm_90a code cannot run (not an sm_90 GPU, or a
+// build without arch 90), one line says so and chapter 53's stage, the fallback on those GPUs, takes the stage's
+// place in a plain run; naming a wgmma variant there is refused (one line, exit 2).
 tut::ChapterSpec chapter_spec() {
-  tut::ChapterSpec spec = tut::gemm_tc::make_tc_chapter("54-bf16-gemm-wgmma",
-                                                        "BF16 GEMM: wgmma from swizzled shared memory",
-                                                        chapter_variants());
-  // After the GPU check, instead of the ladder's "every variant's compute capability": below sm_80 the program is
-  // refused as chapter 53's is (one line, exit 2). Where this program's sm_90a code cannot run (not an sm_90 GPU,
-  // or a build without arch 90), one line says so and chapter 53's stage, the fallback on those GPUs, takes the
-  // stage's place in a plain run; naming a wgmma variant there is refused (one line, exit 2).
-  spec.resolve = tut::hopper::sm90a_or_fallback("bf16-gemm-wgmma", chapter_variants(), "bf16-gemm-cp-async-pipeline");
-  return spec;
+  return tut::hopper::sm90a_tc_chapter("54-bf16-gemm-wgmma", "BF16 GEMM: wgmma from swizzled shared memory",
+                                       "bf16-gemm-wgmma", chapter_variants());
 }
 
 #ifndef TUT_CHAPTER_NO_MAIN

@@ -9,31 +9,20 @@
 #include "gemm_wgmma.cuh"  // the previous stage (chapter 54)
 #include "hopper/sm90a_fallback.cuh"
 
-namespace {
-
-// One tile shape as a variant: the launch and its set-up (the sm_90a check and the shared-memory opt-ins).
-template <int kBlockN, int kStages>
-tut::gemm_tc::TcVariant tma_variant(const std::string& name, const std::string& description, bool on_demand) {
-  return {name, description, gemm_tma::gemm<kBlockN, kStages>, 90, on_demand,
-          [name](int, int, int) { gemm_tma::setup_gemm_tma<kBlockN, kStages>(name); }};
-}
-
-}  // namespace
-
 // The stage and its tile-shape candidates (on demand: --variant NAME or --variant all).
 std::vector<tut::gemm_tc::TcVariant> tma_variants() {
   return {
-      tma_variant<128, 3>("bf16-gemm-tma-mbarrier",
-                          "chapter 54's wgmma kernel fed by TMA: one thread loads each slice's A and B boxes, full and "
-                          "empty mbarriers per stage instead of cp.async and a block barrier (128 x 128 x 64, 3 "
-                          "stages, 97 KiB, two blocks per SM; sm_90a; K % 8 != 0 or misaligned rows: chapter 54's "
-                          "kernel)",
-                          false),
-      tma_variant<256, 3>("tma-128x256-3-stages",
-                          "the stage's kernel with a 128 x 256 x 64 block (m64n256k16) and 3 stages (145 KiB, one "
-                          "block per SM)",
-                          true),
-      tma_variant<256, 4>("tma-128x256-4-stages", "the 128 x 256 x 64 block with 4 stages (193 KiB)", true),
+      gemm_tma::as_variant<128, 3>(
+          "bf16-gemm-tma-mbarrier",
+          "chapter 54's wgmma kernel fed by TMA: one thread loads each slice's A and B boxes, full and empty mbarriers "
+          "per stage instead of cp.async and a block barrier (128 x 128 x 64, 3 stages, 97 KiB, two blocks per SM; "
+          "sm_90a; K % 8 != 0 or misaligned rows: chapter 54's kernel)",
+          false),
+      gemm_tma::as_variant<256, 3>(
+          "tma-128x256-3-stages",
+          "the stage's kernel with a 128 x 256 x 64 block (m64n256k16) and 3 stages (145 KiB, one block per SM)",
+          true),
+      gemm_tma::as_variant<256, 4>("tma-128x256-4-stages", "the 128 x 256 x 64 block with 4 stages (193 KiB)", true),
   };
 }
 
@@ -41,25 +30,20 @@ std::vector<tut::gemm_tc::TcVariant> tma_variants() {
 // 53's stage (the fallback where sm_90a code cannot run).
 std::vector<tut::gemm_tc::TcVariant> chapter_variants() {
   std::vector<tut::gemm_tc::TcVariant> v = tma_variants();
-  v.push_back({"bf16-gemm-wgmma",
-               "the previous stage, chapter 54's kernel (cp.async pipeline and block barriers feeding wgmma), for the "
-               "same-run comparison",
-               gemm_wgmma::gemm<128, 3>, 90, true,
-               [](int, int, int) { gemm_wgmma::setup_gemm_wgmma<128, 3>("bf16-gemm-wgmma"); }});
-  v.push_back({"bf16-gemm-cp-async-pipeline",
-               "chapter 53's stage (cp.async pipeline feeding ldmatrix + mma.sync): the fallback off sm_90a",
-               gemm_multistage::gemm, 80, true, [](int, int, int) { gemm_multistage::setup_gemm_multistage(); }});
+  v.push_back(gemm_wgmma::as_variant<128, 3>("bf16-gemm-wgmma",
+                                             "the previous stage, chapter 54's kernel (cp.async pipeline and block "
+                                             "barriers feeding wgmma), for the same-run comparison",
+                                             true));
+  v.push_back(gemm_multistage::as_fallback_variant(tut::hopper::kSm90aFallbackStage));
   return v;
 }
 
+// As chapter 54: below sm_80 refused (one line, exit 2); where this program's sm_90a code cannot run, one line says
+// so and chapter 53's stage takes the stage's place in a plain run; naming an sm_90a variant is refused.
 tut::ChapterSpec chapter_spec() {
-  tut::ChapterSpec spec = tut::gemm_tc::make_tc_chapter("55-bf16-gemm-tma-mbarrier",
-                                                        "BF16 GEMM: TMA and an mbarrier pipeline feeding wgmma",
-                                                        chapter_variants());
-  // As chapter 54: below sm_80 refused (one line, exit 2); where this program's sm_90a code cannot run, one line
-  // says so and chapter 53's stage takes the stage's place in a plain run; naming an sm_90a variant is refused.
-  spec.resolve = tut::hopper::sm90a_or_fallback("bf16-gemm-tma-mbarrier", chapter_variants(), "bf16-gemm-cp-async-pipeline");
-  return spec;
+  return tut::hopper::sm90a_tc_chapter("55-bf16-gemm-tma-mbarrier",
+                                       "BF16 GEMM: TMA and an mbarrier pipeline feeding wgmma", "bf16-gemm-tma-mbarrier",
+                                       chapter_variants());
 }
 
 #ifndef TUT_CHAPTER_NO_MAIN

@@ -190,4 +190,12 @@ inline void gemm(int m, int n, int k, float alpha, const bf16* A, const bf16* B,
   TUT_CHECK_LAUNCH();
 }
 
+// One tile shape as a variant of a chapter program (this chapter's, and chapter 57's previous stage): the launch
+// and its set-up (the sm_90a check and the shared-memory opt-ins).
+template <int kBlockN, int kStages, bool kMoveRegisters = true>
+tut::gemm_tc::TcVariant as_variant(const std::string& name, const std::string& description, bool on_demand) {
+  return {name, description, gemm<kBlockN, kStages, kMoveRegisters>, 90, on_demand,
+          [name](int, int, int) { setup_gemm_warp_specialized<kBlockN, kStages, kMoveRegisters>(name); }};
+}
+
 }  // namespace gemm_warp_specialized

@@ -62,30 +62,23 @@ std::vector<tut::gemm_tc::TcVariant> persistent_variants(int grid_blocks = 0) {
 // stage (the fastest before it, on demand) and chapter 53's stage (the fallback where sm_90a code cannot run).
 std::vector<tut::gemm_tc::TcVariant> chapter_variants() {
   std::vector<tut::gemm_tc::TcVariant> v = persistent_variants();
-  v.push_back({"bf16-gemm-warp-specialized",
-               "the previous stage, chapter 56's kernel (one 128 x 256 tile per block, a grid of all the tiles), "
-               "for the same-run comparison",
-               gemm_warp_specialized::gemm<256, 4>, 90, true, [](int, int, int) {
-                 gemm_warp_specialized::setup_gemm_warp_specialized<256, 4>("bf16-gemm-warp-specialized");
-               }});
-  v.push_back({"bf16-gemm-tma-mbarrier",
-               "chapter 55's stage (128 x 128 x 64, 3 stages, two blocks per SM), for the same-run comparison",
-               gemm_tma::gemm<128, 3>, 90, true,
-               [](int, int, int) { gemm_tma::setup_gemm_tma<128, 3>("bf16-gemm-tma-mbarrier"); }});
-  v.push_back({"bf16-gemm-cp-async-pipeline",
-               "chapter 53's stage (cp.async pipeline feeding ldmatrix + mma.sync): the fallback off sm_90a",
-               gemm_multistage::gemm, 80, true, [](int, int, int) { gemm_multistage::setup_gemm_multistage(); }});
+  v.push_back(gemm_warp_specialized::as_variant<256, 4>(
+      "bf16-gemm-warp-specialized",
+      "the previous stage, chapter 56's kernel (one 128 x 256 tile per block, a grid of all the tiles), for the "
+      "same-run comparison",
+      true));
+  v.push_back(gemm_tma::as_variant<128, 3>(
+      "bf16-gemm-tma-mbarrier",
+      "chapter 55's stage (128 x 128 x 64, 3 stages, two blocks per SM), for the same-run comparison", true));
+  v.push_back(gemm_multistage::as_fallback_variant(tut::hopper::kSm90aFallbackStage));
   return v;
 }
 
+// As chapter 54: below sm_80 refused (one line, exit 2); where this program's sm_90a code cannot run, one line says
+// so and chapter 53's stage takes the stage's place in a plain run; naming an sm_90a variant is refused.
 tut::ChapterSpec chapter_spec() {
-  tut::ChapterSpec spec = tut::gemm_tc::make_tc_chapter(
-      "57-bf16-gemm-persistent", "BF16 GEMM: a persistent warp-specialised kernel", chapter_variants());
-  // As chapter 54: below sm_80 refused (one line, exit 2); where this program's sm_90a code cannot run, one line
-  // says so and chapter 53's stage takes the stage's place in a plain run; naming an sm_90a variant is refused.
-  spec.resolve =
-      tut::hopper::sm90a_or_fallback("bf16-gemm-persistent", chapter_variants(), "bf16-gemm-cp-async-pipeline");
-  return spec;
+  return tut::hopper::sm90a_tc_chapter("57-bf16-gemm-persistent", "BF16 GEMM: a persistent warp-specialised kernel",
+                                       "bf16-gemm-persistent", chapter_variants());
 }
 
 #ifndef TUT_CHAPTER_NO_MAIN

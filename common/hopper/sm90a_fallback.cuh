@@ -6,11 +6,14 @@
 //                                                  build without arch 90), says so in one line, drops every variant
 //                                                  that needs sm_90a and runs `fallback` (chapter 53's stage) in the
 //                                                  stage's place; naming an sm_90a variant there is a usage error.
+//   sm90a_tc_chapter(id, title, stage, variants)  the ChapterSpec of such a chapter: the ladder's, with that resolve
+//                                                  step and chapter 53's stage as the fallback
 #pragma once
 
 #include <functional>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli.hpp"
@@ -44,6 +47,18 @@ inline std::function<void(ChapterSpec&, const Options&)> sm90a_or_fallback(
     }
     s.variants = kept;
   };
+}
+
+// Chapter 53's stage, every sm_90a chapter's fallback (its programs register it under this name).
+inline const char* const kSm90aFallbackStage = "bf16-gemm-cp-async-pipeline";
+
+// The ChapterSpec of an sm_90a chapter (54-57): the ladder's spec (make_tc_chapter) whose resolve step is
+// sm90a_or_fallback(stage, variants, kSm90aFallbackStage).
+inline ChapterSpec sm90a_tc_chapter(const std::string& id, const std::string& title, const std::string& stage,
+                                    std::vector<gemm_tc::TcVariant> variants) {
+  ChapterSpec spec = gemm_tc::make_tc_chapter(id, title, variants);
+  spec.resolve = sm90a_or_fallback(stage, std::move(variants), kSm90aFallbackStage);
+  return spec;
 }
 
 }  // namespace tut::hopper
