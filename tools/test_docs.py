@@ -42,15 +42,24 @@ class ExtractorTest(unittest.TestCase):
             for (int w : kWarps) v.push_back({std::string(chase ? "chase" : "fma") + "-warps-" + std::to_string(w)});
             v.push_back({"gather-stride" + std::to_string(s)});
             stage.name = "assigned";
+            v.push_back(gemm_multistage::as_variant(
+                "from-a-header", "desc", true));
+            v.push_back(gemm_tma::as_variant<128, 3>("templated-maker", "desc", true));
         ''')
         names = docs_lint.names_in_source(src) | docs_lint.prefixes_in_source(src)
-        for n in ("plain-one", "with-number", "multi-line", "assigned"):
+        for n in ("plain-one", "with-number", "multi-line", "assigned", "from-a-header", "templated-maker"):
             self.assertIn(n, names)
         self.assertNotIn("commented-out", names)
         for n in ("chase-warps-8", "fma-warps-64", "gather-stride32-block128"):
             self.assertTrue(docs_lint.known_variant(n, names), n)
         self.assertFalse(docs_lint.known_variant("chase-warps-", names))
         self.assertFalse(docs_lint.known_variant("plain-two", names))
+
+    def test_a_stage_name_constant_in_common(self):
+        # Chapters 54-57 register chapter 53's stage under tut::hopper::kSm90aFallbackStage, defined in common/.
+        names = docs_lint.variants_from_source(REPO_ROOT / "chapters" / "57-bf16-gemm-persistent")
+        self.assertIn("bf16-gemm-cp-async-pipeline", names)
+        self.assertIn("bf16-gemm-tma-mbarrier", names)
 
     def test_list_json_and_text(self):
         j = json.dumps([{"name": "a-1", "description": "x", "reference": False, "on_demand": True,

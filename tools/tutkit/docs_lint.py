@@ -94,16 +94,20 @@ def _strip_comments(src):
 # ({"name", "description", ...}: VariantSpec, ScanVariant, FftVariant, GemmVariant, a chapter's own table of
 # variants, and the reference rows the common/ chapter makers push; an option's name may come along, which
 # only makes the check more lenient), the first argument of a named maker
-# (candidate<...>("name", shape_variant<...>("name"), an assignment to .name, or a stage-name constant.
+# (candidate<...>("name", shape_variant<...>("name"), a kernel header's as_variant("name", ...)), an assignment to
+# .name, or a stage-name constant.
 _NAME_PATTERNS = (
     re.compile(r"\{\s*\"(?P<n>[^\"\\]+)\"\s*,"),
     re.compile(r">\s*\(\s*\"(?P<n>[^\"\\]+)\""),
+    re.compile(r"\bas_(?:fallback_)?variant\s*(?:<[^>]*>)?\s*\(\s*\"(?P<n>[^\"\\]+)\""),  # gemm_tma::as_variant("name", ...)
     re.compile(r"\.name\s*=\s*\"(?P<n>[^\"\\]+)\""),
     re.compile(r"\bk\w*Stage\s*=\s*\"(?P<n>[^\"\\]+)\""),  # kStage, kCopyBoundStage, ...
 )
 # The chapter makers in common/ and the files that define the rows they add.
 _MAKERS = {"make_scan_chapter": "common/scan_reference.cu", "make_gemm_chapter": "common/gemm/gemm_workload.cu",
            "make_fft_chapter": "common/fft/fft_chapter.cu"}
+# Stage-name constants in common/ that a chapter registers a variant under, and the files that define them.
+_NAME_CONSTANTS = {"kSm90aFallbackStage": "common/hopper/sm90a_fallback.cuh"}
 
 
 def names_in_source(src):
@@ -138,6 +142,9 @@ def variants_from_source(chapter_dir, root=REPO_ROOT):
             if maker in t and (root / path).is_file():
                 src = _strip_comments((root / path).read_text())
                 names.update(m.group(1) for m in re.finditer(r"variants\.push_back\(\{\s*\"([^\"]+)\"", src))
+        for constant, path in _NAME_CONSTANTS.items():
+            if constant in t and (root / path).is_file():
+                names |= names_in_source((root / path).read_text())
     return names
 
 
