@@ -202,4 +202,11 @@ inline void gemm(int m, int n, int k, float alpha, const bf16* A, const bf16* B,
                                             tut::sm_count_in_use(tut::current_device()));
 }
 
+// The stage's kernel as a variant of a later chapter's program (one block per SM in use), with its set-up.
+template <int kBlockN, int kStages, int kBandRows = kDefaultBandRows<kBlockN>>
+tut::gemm_tc::TcVariant as_variant(const std::string& name, const std::string& description, bool on_demand) {
+  return {name, description, gemm<kBlockN, kStages, kBandRows>, 90, on_demand,
+          [name](int, int, int) { setup_gemm_persistent<kBlockN, kStages, kBandRows>(name); }};
+}
+
 }  // namespace gemm_persistent

@@ -11,50 +11,14 @@
 #include "gemm_tc/tc_testing.cuh"
 #include "hopper/hopper_testing.cuh"
 
-#include <chrono>
-#include <condition_variable>
-#include <cstdio>
-#include <cstdlib>
-#include <mutex>
 #include <stdexcept>
-#include <thread>
 
 namespace {
 
-// Ends the program with one line when a case runs past its time: a wrong mbarrier phase stops a kernel for good
-// (and the case's cudaDeviceSynchronize with it), and the test should fail in minutes, not at meson's timeout.
-// Not under compute-sanitizer, whose tools run kernels 10-100x slower.
-class Watchdog {
+// A case that waits for a phase that never comes ends the program with one line (common/hopper/hopper_testing.cuh).
+class Watchdog : public tut::hopper::testing::Watchdog {
  public:
-  Watchdog(const char* what, int seconds) {
-    if (tut::testing::under_sanitizer()) return;
-    thread_ = std::thread([this, what, seconds] {
-      std::unique_lock<std::mutex> lock(mutex_);
-      if (!done_changed_.wait_for(lock, std::chrono::seconds(seconds), [this] { return done_; })) {
-        std::fprintf(stderr, "57: \"%s\" did not finish in %d s (a kernel waiting for a phase that never comes?)\n",
-                     what, seconds);
-        std::fflush(stderr);
-        std::_Exit(1);
-      }
-    });
-  }
-  ~Watchdog() {
-    if (!thread_.joinable()) return;
-    {
-      const std::lock_guard<std::mutex> lock(mutex_);
-      done_ = true;
-    }
-    done_changed_.notify_one();
-    thread_.join();
-  }
-  Watchdog(const Watchdog&) = delete;
-  Watchdog& operator=(const Watchdog&) = delete;
-
- private:
-  std::mutex mutex_;
-  std::condition_variable done_changed_;
-  bool done_ = false;
-  std::thread thread_;
+  Watchdog(const char* what, int seconds) : tut::hopper::testing::Watchdog("57", what, seconds) {}
 };
 
 constexpr int kCaseSeconds = 300;

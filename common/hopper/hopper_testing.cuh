@@ -1,6 +1,6 @@
-// Shared pieces of the Hopper block tests (test_*.cu here) and of chapters 54-57's tests: the sm_90a skip, seeded
-// BF16 matrices with poisoned padding, a CPU reference GEMM with its tolerance, and the register split of a
-// warp-specialised kernel as compiled.
+// Shared pieces of the Hopper block tests (test_*.cu here) and of chapters 54-58's tests: the sm_90a skip, seeded
+// BF16 matrices with poisoned padding, a CPU reference GEMM with its tolerance, the register split of a
+// warp-specialised kernel as compiled, and a watchdog for kernels that wait on mbarrier phases.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -11,8 +11,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "arch.cuh"
@@ -116,5 +120,41 @@ void check_register_split(const std::string& variant, Kernel* kernel, bool moves
   TUT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, Tile::kThreads, Tile::kSharedBytes));
   CHECK(blocks == Tile::kBlocksPerSm);
 }
+
+// Ends the program with one line when a test case runs past its time: a wrong mbarrier phase stops a kernel for
+// good (and the case's cudaDeviceSynchronize with it), and the test should fail in minutes, not at meson's timeout.
+// Not under compute-sanitizer, whose tools run kernels 10-100x slower.
+class Watchdog {
+ public:
+  Watchdog(const char* test, const char* what, int seconds) {
+    if (tut::testing::under_sanitizer()) return;
+    thread_ = std::thread([this, test, what, seconds] {
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (!done_changed_.wait_for(lock, std::chrono::seconds(seconds), [this] { return done_; })) {
+        std::fprintf(stderr, "%s: \"%s\" did not finish in %d s (a kernel waiting for a phase that never comes?)\n",
+                     test, what, seconds);
+        std::fflush(stderr);
+        std::_Exit(1);
+      }
+    });
+  }
+  ~Watchdog() {
+    if (!thread_.joinable()) return;
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    done_changed_.notify_one();
+    thread_.join();
+  }
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable done_changed_;
+  bool done_ = false;
+  std::thread thread_;
+};
 
 }  // namespace tut::hopper::testing
