@@ -32,7 +32,7 @@
 #include "cuda_check.cuh"
 #include "device_buffer.cuh"
 #include "sgemm_tile_by_shape.cuh"
-#include "split_k_reduce.cuh"
+#include "gemm/split_k_reduce.cuh"
 
 namespace sgemm_split_k {
 

@@ -35,7 +35,7 @@
 #include "device_buffer.cuh"
 #include "sgemm_split_k.cuh"
 #include "sgemm_tuned.cuh"
-#include "split_k_reduce.cuh"
+#include "gemm/split_k_reduce.cuh"
 #include "stream_k_schedule.hpp"
 
 namespace sgemm_stream_k {

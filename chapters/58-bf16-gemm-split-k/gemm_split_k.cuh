@@ -5,8 +5,8 @@
 // `splits` ranges where that fills a wave, and the blocks take work units (a tile and a K range) instead of tiles:
 // the same producer stream and slice ring over the units' slices, the same consumers, and an epilogue that stores
 // a unit's partial sums, unscaled, into its split's slice of an FP32 workspace (splits x M x N). A second kernel,
-// chapter 29's reduction (split_k_reduce.cuh, included), adds the slices in split order and applies alpha and beta:
-// the same bits on every run, no atomics. With splits = 1 (as many tiles as SMs, or more) nothing changes from
+// chapter 29's reduction (common/gemm/split_k_reduce.cuh), adds the slices in a fixed order and applies alpha and
+// beta: the same bits on every run, no atomics. With splits = 1 (as many tiles as SMs, or more) nothing changes from
 // chapter 57 but the band, chosen for the SMs in use: one kernel, the epilogue into C, no workspace. sm_90a only
 // (common/hopper/arch.cuh): elsewhere the kernel body compiles out and the set-up refuses with one line.
 //
@@ -42,7 +42,7 @@
 #include "hopper/wgmma.cuh"
 #include "plan_cache.hpp"
 #include "setup_registry.cuh"
-#include "split_k_reduce.cuh"          // chapter 29: the sum of the workspace's slices into C
+#include "gemm/split_k_reduce.cuh"     // chapter 29's reduction: the sum of the workspace's slices into C
 #include "split_k_schedule.hpp"
 
 namespace gemm_split_k {
