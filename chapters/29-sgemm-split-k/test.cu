@@ -135,6 +135,10 @@ TEST_CASE("29: skinny shapes with a long K: the model splits the small tile to f
   // blocks as the partial-sum kernel fits, and predicts 128 x 256's best split far slower (shape_model's host test
   // has the H100's numbers). On any GPU the stage must be right at these shapes and the plan must name a split tile.
   tut::require_supported_gpu();
+  if (tut::testing::under_sanitizer()) {
+    MESSAGE("skipped under compute-sanitizer: the shapes are past its M N K cap of 2^21, so no plan is made");
+    return;
+  }
   const tut::testing::ScopedPlanDir dir;
   const tut::gemm::GemmVariant stage = split_k_variants().front();
   for (const tut::gemm::testing::Shape& s : {tut::gemm::testing::Shape{64, 4096, 16384}, {4096, 64, 16384}, {48, 2048, 8192}}) {
