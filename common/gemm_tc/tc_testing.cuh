@@ -95,6 +95,7 @@ inline void check_variants_at(const std::vector<TcVariant>& variants, const std:
     for (const auto& v : variants) {
       if (!variant_runs_here(v)) continue;
       if (v.setup) v.setup(s.m, s.n, s.k);
+      if (v.plan) v.plan(p.operands());  // a stage's plan for this GPU and shape (may overwrite C)
       p.reset_c(0);
       p.run(v.launch, 0);
       TUT_CHECK_LAUNCH();

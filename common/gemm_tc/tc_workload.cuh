@@ -34,6 +34,16 @@ using bf16 = __nv_bfloat16;
 using TcLaunch = std::function<void(int m, int n, int k, float alpha, const bf16* A, const bf16* B, float beta,
                                     float* C, cudaStream_t stream)>;
 
+// A problem's operands: what a stage's plan (TcVariant::plan) measures its candidates on.
+struct TcOperands {
+  int m, n, k;
+  float alpha;
+  const bf16* A;
+  const bf16* B;
+  float beta;
+  float* C;
+};
+
 struct TcVariant {
   std::string name;
   std::string description;
@@ -43,6 +53,10 @@ struct TcVariant {
   int min_cc = 75;
   bool on_demand = false;
   std::function<void(int m, int n, int k)> setup = nullptr;  // one-time set-up (smem opt-in), per device
+  // Optional, a stage's plan per GPU and shape (docs/tuning-per-gpu.md), after `setup` and outside any timed run
+  // (the workload and the tests call it with the problem's operands): a measured search may run candidates on them,
+  // overwriting C (which is reset before every checked run).
+  std::function<void(const TcOperands& operands)> plan = nullptr;
 };
 
 // alpha and beta of every chapter run: neither 1 nor 0, both exact (as in the SGEMM ladder).
@@ -110,6 +124,7 @@ class TcProblem {
   using Errors = gemm::GemmErrors;
   Errors check(bool is_cublas) const;
 
+  TcOperands operands() { return {m_, n_, k_, alpha_, a_device(), b_device(), beta_, c_device()}; }
   const bf16* a_device() const { return a_.data() + offset_; }
   const bf16* b_device() const { return b_.data() + offset_; }
   float* c_device() { return c_.data() + offset_; }
@@ -128,6 +143,11 @@ class TcProblem {
   std::vector<double> cpu_ref_;
   CublasBf16 cublas_;
 };
+
+// A stage's plan on the problem's own operands (gemm::ProblemWorkload::setup finds this by argument lookup).
+inline void plan_on(const TcVariant& v, TcProblem& p) {
+  if (v.plan) v.plan(p.operands());
+}
 
 // The chapter description for a tensor-core stage: the given variants plus "cublas" (cublasGemmEx, BF16 in,
 // FP32 out, CUBLAS_COMPUTE_32F), the ratio reference. --size S means M = N = K = S (default 4096); --m,

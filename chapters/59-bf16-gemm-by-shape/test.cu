@@ -1,0 +1,99 @@
+// GPU tests for chapter 59: the tensor-core ladder's tests (common/gemm_tc/tc_testing.cuh) for the planned stage
+// (each shape planned, i.e. both candidates timed, before its checked run) and its candidates; the plan cache's
+// promises through the stage's own path (each candidate a cached plan names is what the stage runs, and is right
+// with beta != 0 and beta = 0; a cached plan naming an unknown kernel is ignored with one line and measured again);
+// an empty product decided without measuring; a shape no plan saw runs the first candidate. Plans go to a folder of
+// the test's own. sm_90a only: elsewhere the program skips (exit 77) with one line.
+#define TUT_CHAPTER_NO_MAIN
+#include "main.cu"
+
+#include "gemm_tc/tc_testing.cuh"
+#include "hopper/hopper_testing.cuh"
+#include "plan_testing.cuh"
+
+namespace {
+
+// No test reads the user's plan cache or writes it.
+const tut::testing::ScopedPlanDir kTestPlans;
+
+std::vector<std::string> candidate_names() {
+  std::vector<std::string> names;
+  for (const auto& c : by_shape_candidates()) names.push_back(c.name);
+  return names;
+}
+
+}  // namespace
+
+// First in the file (doctest runs the cases in file order): no GPU, or no sm_90a code for this one, ends the
+// program with meson's SKIP status before any case.
+TEST_CASE("59: sm_90a code runs here (otherwise the whole program skips)") {
+  tut::require_supported_gpu();
+  tut::hopper::testing::skip_unless_sm90a();
+}
+
+TUT_TC_CHAPTER_TESTS(chapter_spec(), chapter_variants())
+
+TEST_CASE("59: each kernel a cached plan names is what the stage runs, and is right; an unknown one is replanned") {
+  tut::require_supported_gpu();
+  const ByShapeStage stage;
+  // 128 x 256 x 64 (within compute-sanitizer's cap) and 257 x 513 x 4096 (K split 14 ways by chapter 58's kernel
+  // on 132 SMs): each is timed, then run as each candidate through the cache.
+  for (const tut::gemm_tc::testing::Shape s : {tut::gemm_tc::testing::Shape{128, 256, 64}, {257, 513, 4096}}) {
+    if (tut::testing::under_sanitizer() && static_cast<long long>(s.m) * s.n * s.k > (1LL << 21)) continue;
+    CAPTURE(s.m);
+    CAPTURE(s.n);
+    CAPTURE(s.k);
+    const auto plan_and_check = [&] {
+      tut::gemm_tc::testing::check_variants_at({stage.variant}, {s});
+      const std::string chosen = tut::testing::choice_of(tut::plan_lines().back());
+      CHECK(stage.planned->choice_at(s.m, s.n, s.k) == chosen);
+      tut::gemm_tc::testing::check_variants_at({stage.variant}, {s}, 1.0f, 0.0f);  // C holds NaN: never read
+    };
+    tut::testing::check_each_cached_choice(candidate_names(), plan_and_check);
+    tut::testing::check_unknown_candidate_is_replanned(plan_and_check);
+  }
+}
+
+TEST_CASE("59: the plan line of a measured shape names both kernels' times; an empty product is not measured") {
+  tut::require_supported_gpu();
+  const tut::testing::ScopedPlanDir dir;
+  const ByShapeStage stage;
+  const std::string line =
+      tut::testing::plan_line_of([&] { tut::gemm_tc::testing::check_variants_at({stage.variant}, {{130, 260, 72}}); });
+  INFO(line);
+  CHECK(line.rfind("plan: 59 bf16 gemm M 2^7 N 2^8 K 2^6: ", 0) == 0);
+  CHECK(line.find("(measured: 2 candidates bf16-gemm-split-k ") != std::string::npos);
+  CHECK(line.find(", bf16-gemm-tma-mbarrier ") != std::string::npos);
+  for (const auto& s : {tut::gemm_tc::testing::Shape{0, 256, 64}, {128, 0, 64}, {128, 256, 0}}) {
+    const std::string empty =
+        tut::testing::plan_line_of([&] { tut::gemm_tc::testing::check_variants_at({stage.variant}, {s}); });
+    INFO(empty);
+    CHECK(empty.find(": bf16-gemm-split-k (model: no products to multiply, nothing to measure)") != std::string::npos);
+  }
+}
+
+TEST_CASE("59: a shape no plan saw runs the first candidate (chapter 58's), and is right") {
+  tut::require_supported_gpu();
+  const ByShapeStage stage;
+  CHECK(stage.planned->choice_at(300, 200, 100) == "bf16-gemm-split-k");
+  // The set-up without the plan: the launch finds no plan at this shape.
+  tut::gemm_tc::TcVariant unplanned = stage.variant;
+  unplanned.plan = nullptr;
+  tut::gemm_tc::testing::check_variants_at({unplanned}, {{300, 200, 104}, {33, 65, 1000}});
+}
+
+TEST_CASE("59: the stage is the one default variant, its candidates and the fallback are on demand") {
+  const tut::ChapterSpec spec = chapter_spec();
+  int stages = 0;
+  for (const auto& v : spec.variants) {
+    if (v.name == "bf16-gemm-by-shape") {
+      CHECK_FALSE(v.on_demand);
+      ++stages;
+    } else if (v.name != "cublas") {
+      CHECK(v.on_demand);
+    }
+  }
+  CHECK(stages == 1);
+  CHECK(tut::hopper::needs_sm90a(chapter_variants(), "bf16-gemm-split-k"));
+  CHECK_FALSE(tut::hopper::needs_sm90a(chapter_variants(), "bf16-gemm-cp-async-pipeline"));
+}
