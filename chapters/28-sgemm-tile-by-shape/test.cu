@@ -64,6 +64,10 @@ TEST_CASE("28: the plan: each tile a cached plan names is what the stage runs; a
 
 TEST_CASE("28: where the model tells the tiles apart, its plan says so and nothing is measured or cached") {
   tut::require_supported_gpu();
+  if (tut::testing::under_sanitizer()) {
+    MESSAGE("skipped under compute-sanitizer: the shape is past its M N K cap of 2^21, so no plan is made");
+    return;
+  }
   const tut::testing::ScopedPlanDir dir;
   const tut::gemm::GemmVariant stage = tile_by_shape_variants().front();
   // 64 x 4096 x 16384 (skinny, long K): 32 tiles of 64 x 128 against 16 of 128 x 256, each as long: on any GPU of
