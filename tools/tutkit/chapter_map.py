@@ -59,10 +59,11 @@ CSV_RUNS = {
     "55": f"{S3_RUN}/c1/55-bf16-gemm-tma-mbarrier-4096x4096x4096.csv",
     "56": f"{S3_RUN}/c5/56-bf16-gemm-warp-specialized-4096x4096x4096.csv",
     "57": f"{S4_RUN}/c2/57-bf16-gemm-persistent-4096x4096x4096.csv",
-    "58": f"{S5_RUN}/c2/runs/58-256x256x65536.csv",
+    "58": f"{S5_RUN}/c3/runs/58-256x256x65536.csv",
+    "59": f"{S5_RUN}/c5/runs/59-4096x4096x4096.csv",
 }
 PREVIOUS_STAGE = {"54": "bf16-gemm-cp-async-pipeline", "55": "bf16-gemm-wgmma", "56": "bf16-gemm-tma-mbarrier",
-                  "57": "bf16-gemm-warp-specialized", "58": "bf16-gemm-persistent"}
+                  "57": "bf16-gemm-warp-specialized", "58": "bf16-gemm-persistent", "59": "bf16-gemm-split-k"}
 # CSV runs at a shape other than the default 4096^3, which the cell names first: chapter 58's idea shows only where
 # C has fewer tiles than the GPU has SMs (at 4096^3 it runs chapter 57's kernel).
 CSV_RUN_SHAPE = {"58": "256 × 256 × 65536"}
