@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""Writes chapter 58's README blocks from this folder's call 3 (c3/: one NVIDIA H200 per job of a 4 x H200 machine,
+CUDA 13.0, driver 580.159.04, 2026-11-28, the working tree of commit 2251e7d): its first table at 256 x 256 x 65536
+and 4096^3 and its candidates at six shapes (each a --variant all run: the stage, split-k-never, chapters 57, 55 and
+53's stages and cuBLAS in one process), the plan lines those runs printed, the ncu comparison of chapters 57 and 58
+at 256 x 256 x 65536, and the 14-shape sweep (one process per shape: the stage, split-k-never, 57, 55, cuBLAS) with
+its plot (chapters/58-bf16-gemm-split-k/sweep-h200.png, drawn where matplotlib is there, written only without
+--check). The helpers (reading runs, ties, the peak, the writer) are tables_59.py's, pointed at this call.
+
+  python3 docs/results/raw/2026-11-28-h200x4-s5/tables_58.py                  # writes tables/*.md
+  python3 docs/results/raw/2026-11-28-h200x4-s5/tables_58.py --fill           # and fills the README blocks
+  python3 docs/results/raw/2026-11-28-h200x4-s5/tables_58.py --fill --check   # changes nothing; exit 1 on a difference
+
+Every ratio is from one process; a tie is two rows whose ranges of repetitions (min_ms to max_ms) overlap."""
+import csv
+import pathlib
+import re
+import runpy
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+T59 = runpy.run_path(str(HERE / "tables_59.py"))
+S2 = T59["S2"]
+CHAPTER, STAGE = "58-bf16-gemm-split-k", "bf16-gemm-split-k"
+CALL, COMMIT, BUDGET, SWEEP_BUDGET = "c3", "2251e7d", 200, 100
+RAW_LINK = T59["RAW_LINK"]
+PROVENANCE = T59["PROVENANCE"].replace(T59["COMMIT"], COMMIT)
+FIRST_SHAPES = ("256x256x65536", "4096x4096x4096")
+SHAPES = ("256x256x65536", "64x64x131072", "1024x1024x16384", "4096x4096x4096", "6144x6144x6144", "8192x8192x8192")
+NCU_SHAPE = "256x256x65536"
+SWEEP_VARIANTS = [(STAGE, "58 `bf16-gemm-split-k`"), ("split-k-never", "58 `split-k-never`"),
+                  ("bf16-gemm-persistent", "57 `bf16-gemm-persistent`"), ("bf16-gemm-tma-mbarrier", "55 `bf16-gemm-tma-mbarrier`")]
+SWEEP_PLOT = HERE.parents[3] / "chapters" / CHAPTER / "sweep-h200.png"
+ms, tflops, tie, size, geo_mean = T59["ms"], T59["tflops"], T59["tie"], T59["size"], T59["geo_mean"]
+
+
+def run_path(shape):
+    return f"{CALL}/runs/58-{shape}.csv"
+
+
+def rows_at(shape):
+    """{variant: row} of the --variant all run at SHAPE (one process); every row checked against cuBLAS."""
+    with open(HERE / run_path(shape)) as f:
+        rows = {r["variant"]: r for r in csv.DictReader(f)}
+    assert all(r["check"] == "ok" for r in rows.values()), f"{shape}: a row failed the check"
+    return rows
+
+
+def plan(shape):
+    """(band, ranges, the whole line) of the stage's plan line in the run's .err."""
+    text = (HERE / run_path(shape)).with_suffix(".err").read_text()
+    m = re.search(r"^# (plan: 58 bf16-gemm-split-k [^:]*: bands of (\d+), K in (\d+) ranges? \(.*\))$", text, re.M)
+    assert m, f"{shape}: no plan line"
+    return int(m.group(2)), int(m.group(3)), m.group(1)
+
+
+def peak():
+    text = (HERE / run_path(FIRST_SHAPES[0])).with_suffix(".err").read_text()
+    sms = int(re.search(r"(\d+) SMs", text).group(1))
+    mhz = int(re.search(r"clocks: SM (\d+) MHz", text).group(1))
+    return sms * S2["BF16_FLOPS_PER_CLOCK_SM90"] * mhz * 1e6 / 1e12, sms, mhz
+
+
+def versus(stage, other):
+    return f"{ms(other) / ms(stage):.3f}x" + (" (a tie)" if tie(stage, other) else "")
+
+
+def first_table():
+    """The stage, split-k-never, chapters 57 and 55's stages and cuBLAS at FIRST_SHAPES, each shape from one
+    process; the plan line at the first; then the ncu sentence."""
+    top, sms, mhz = peak()
+    runs = {s: rows_at(s) for s in FIRST_SHAPES}
+    order = [(STAGE, f"**58 `{STAGE}`**"), ("split-k-never", "58 `split-k-never` (the same kernel, K never split)"),
+             ("bf16-gemm-persistent", "57 `bf16-gemm-persistent` (the previous stage)"),
+             ("bf16-gemm-tma-mbarrier", "55 `bf16-gemm-tma-mbarrier`"), ("cublas", "cuBLAS `cublasGemmEx`")]
+    head = ["NVIDIA H200"]
+    for s in FIRST_SHAPES:
+        head += [f"{size(s)}: median µs", "% of the BF16 peak", "vs cuBLAS", "the stage's speed vs this row"]
+    out = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
+    for variant, label in order:
+        cells = []
+        for s in FIRST_SHAPES:
+            r, st = runs[s][variant], runs[s][STAGE]
+            cells += [f"{ms(r) * 1000:.1f}", f"{100 * tflops(r) / top:.1f}", f"{float(r['speed_vs_ref']):.3f}x",
+                      "–" if variant == STAGE else versus(st, r)]
+        if variant == STAGE:
+            cells = [c if c == "–" else f"**{c}**" for c in cells]
+        out.append(f"| {label} | " + " | ".join(cells) + " |")
+    links = ", ".join(f"[{size(s)}]({RAW_LINK}{run_path(s)})" for s in FIRST_SHAPES)
+    plans = "; ".join(f"at {size(s)} `{plan(s)[2]}`" for s in FIRST_SHAPES)
+    out += ["", f"One run per shape of `{CHAPTER} --variant all --budget-ms {BUDGET} --m M --n N --k K` ({PROVENANCE}; "
+                f"raw: {links}): the rows of a shape from one process, every output checked against cuBLAS. The "
+                f"peak: {sms} SMs × {S2['BF16_FLOPS_PER_CLOCK_SM90']} BF16 FLOP/clock × {mhz} MHz = {top:.0f} TFLOP/s "
+                f"(dense). A tie: the two rows' ranges of repetitions (min to max) overlap. The plan lines: {plans}."]
+    return "\n".join(out) + "\n\n" + ncu_sentence()
+
+
+def ncu_sentence():
+    """Chapters 57 and 58 under ncu at NCU_SHAPE: each kernel's time, tensor pipe and DRAM throughput."""
+    path = f"{CALL}/ncu-{NCU_SHAPE}/ncu-tensor.csv"
+    with open(HERE / path) as f:
+        rows = list(csv.DictReader(f))
+    pick = lambda chapter, kernel: next(r for r in rows if r["chapter"] == chapter and r["kernel"].startswith(kernel))
+    old = pick("57-bf16-gemm-persistent", "gemm_persistent_kernel")
+    split, reduce = pick(CHAPTER, "gemm_split_k_kernel"), pick(CHAPTER, "reduce_splits_kernel")
+    v = lambda r, c: float(r[c])
+    return (f"**What `ncu` shows at {size(NCU_SHAPE)}** (`gpu__time_duration.sum`, "
+            "`sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active`, "
+            "`dram__throughput.avg.pct_of_peak_sustained_elapsed`): chapter 57's kernel takes "
+            f"{v(old, 'time us'):.1f} µs with the tensor pipe busy {v(old, 'tensor pipe %'):.1f}% of the active cycles "
+            f"(only the 2 SMs that have a tile are active) and DRAM at {v(old, 'DRAM %peak'):.1f}% of its peak; here the split kernel "
+            f"takes {v(split, 'time us'):.1f} µs (tensor pipe {v(split, 'tensor pipe %'):.1f}%, DRAM "
+            f"{v(split, 'DRAM %peak'):.1f}%: A and B streamed by all the SMs) and the reduction "
+            f"{v(reduce, 'time us'):.1f} µs more (`tools/ncu-compare --preset tensor --chapters 57,58 --m 256 --n 256 "
+            f"--k 65536`, {PROVENANCE}; raw: [ncu-tensor.csv]({RAW_LINK}{path})).")
+
+
+def candidates_table():
+    """Every variant of the program at SHAPES ("a tie" where its range overlaps the stage's), and the plan's
+    band and K ranges per shape."""
+    runs = {s: rows_at(s) for s in SHAPES}
+    head = ["variant"] + [f"{size(s)}: TFLOP/s (vs cuBLAS)" for s in SHAPES]
+    out = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * len(SHAPES)]
+    for variant in runs[SHAPES[0]]:
+        cells = []
+        for s in SHAPES:
+            r = runs[s][variant]
+            tied = variant not in (STAGE, "cublas") and tie(runs[s][STAGE], r)
+            cells.append(f"{tflops(r):.1f} ({float(r['speed_vs_ref']):.2f}x)" + (", a tie" if tied else ""))
+        label = f"**`{variant}`** (the stage)" if variant == STAGE else f"`{variant}`"
+        out.append(f"| {label} | " + " | ".join(cells) + " |")
+    out.append("| the stage's plan: band, K ranges | " + " | ".join(f"{plan(s)[0]}, {plan(s)[1]}" for s in SHAPES) + " |")
+    out += ["", f"Six runs of `{CHAPTER} --variant all --budget-ms {BUDGET} --m M --n N --k K` ({PROVENANCE}; raw: "
+                f"[{CALL}/runs/]({RAW_LINK}{CALL}/runs/)); each column from one process. \"A tie\": the row's range of "
+                "repetitions overlaps the stage's in the same run. Where the plan does not split K (one range), the "
+                "stage and `split-k-never` run the same kernel with the same arguments."]
+    return "\n".join(out)
+
+
+def sweep_rows():
+    with open(HERE / CALL / "sweep-58.csv") as f:
+        reader = csv.reader(f)
+        head = next(reader)
+        assert head[:3] == ["m", "n", "k"], head[:3]
+        shapes = {}
+        for cells in reader:
+            row = dict(zip(head[3:], cells[3:]))
+            assert row["check"] == "ok", f"{cells[:3]} {row['variant']}: check {row['check']}"
+            shapes.setdefault(tuple(int(c) for c in cells[:3]), {})[row["variant"]] = row
+    return list(shapes.items())
+
+
+def sweep_table():
+    """The stage, split-k-never and chapters 57 and 55's stages over the 14 shapes, each against cuBLAS in the same
+    process, and the geometric means; the plot."""
+    rows = sweep_rows()
+    head = ["M × N × K"] + [f"{l}: vs cuBLAS" for _, l in SWEEP_VARIANTS] + ["cuBLAS TFLOP/s"]
+    out = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
+    for shape, d in rows:
+        cells = [f"{float(d[v]['speed_vs_ref']):.3f}x" for v, _ in SWEEP_VARIANTS]
+        out.append(f"| {size(shape)} | " + " | ".join(cells) + f" | {tflops(d['cublas']):.1f} |")
+    geo = {v: geo_mean([float(d[v]["speed_vs_ref"]) for _, d in rows]) for v, _ in SWEEP_VARIANTS}
+    out.append(f"| **geometric mean, {len(rows)} shapes** | " + " | ".join(f"**{geo[v]:.3f}x**" for v, _ in SWEEP_VARIANTS)
+               + " | – |")
+    command = (f"SWEEP_CHAPTERS=\"{CHAPTER}\" chapters/53-bf16-gemm-cp-async-pipeline/sweep-shapes.sh BUILD sweep-58.csv "
+               f"--variant {','.join(v for v, _ in SWEEP_VARIANTS)} --budget-ms {SWEEP_BUDGET}")
+    out += ["", f"One run of `{command}` ({PROVENANCE}; raw: [sweep-58.csv]({RAW_LINK}{CALL}/sweep-58.csv), plot: "
+                f"[sweep-h200.png]({SWEEP_PLOT.name})): one process per shape, timing the four variants and cuBLAS, "
+                "every output checked against cuBLAS. No tie marks: at this budget one slow cuBLAS repetition "
+                "stretches its range too far to tell (chapter 57's sweep). Geometric means of the speed vs cuBLAS: "
+                + ", ".join(f"{geo[v]:.3f}x for {l}" for v, l in SWEEP_VARIANTS) + "."]
+    draw(rows, geo)
+    return "\n".join(out)
+
+
+def draw(rows, geo):
+    if "--check" in sys.argv:
+        return
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    names = [f"{m}×{n}×{k}" for (m, n, k), _ in rows]
+    fig, ax = plt.subplots(figsize=(11, 4.5))
+    for (v, label), color in zip(SWEEP_VARIANTS, ("tab:red", "tab:gray", "tab:green", "tab:blue")):
+        ax.plot(names, [float(d[v]["speed_vs_ref"]) for _, d in rows], marker="o", color=color,
+                label=label.replace("`", ""))
+        ax.axhline(geo[v], color=color, linestyle=":", linewidth=1, label=f"geometric mean {geo[v]:.2f}x")
+    ax.axhline(1.0, color="black", linestyle="--", linewidth=1, label="cuBLAS (same process)")
+    ax.set_yscale("log")
+    ax.set_yticks([0.02, 0.05, 0.1, 0.2, 0.5, 1.0])
+    ax.set_yticklabels(["0.02x", "0.05x", "0.1x", "0.2x", "0.5x", "1x"])
+    ax.set_ylabel("speed vs cuBLAS (log)")
+    ax.set_title("BF16 GEMM: split K where the tiles cannot fill the GPU, vs cuBLAS, NVIDIA H200, 2026-11-28")
+    ax.tick_params(axis="x", rotation=45)
+    ax.legend(fontsize=8, ncol=2)
+    fig.tight_layout()
+    fig.savefig(SWEEP_PLOT, dpi=90)
+    plt.close(fig)
+    print(f"wrote {SWEEP_PLOT}")
+
+
+TABLES = [(f"{CHAPTER}-h200", first_table), ("58-candidates-h200", candidates_table), ("58-sweep-h200", sweep_table)]
+BLOCKS = {name: name for name, _ in TABLES}
+
+
+def main():
+    S2["write_tables"](TABLES, BLOCKS, HERE / "tables", sys.argv[1:])
+
+
+if __name__ == "__main__":
+    main()
