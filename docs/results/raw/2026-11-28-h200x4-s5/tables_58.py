@@ -39,11 +39,7 @@ def run_path(shape):
 
 
 def rows_at(shape):
-    """{variant: row} of the --variant all run at SHAPE (one process); every row checked against cuBLAS."""
-    with open(HERE / run_path(shape)) as f:
-        rows = {r["variant"]: r for r in csv.DictReader(f)}
-    assert all(r["check"] == "ok" for r in rows.values()), f"{shape}: a row failed the check"
-    return rows
+    return T59["read_run"](run_path(shape))
 
 
 def plan(shape):
@@ -55,10 +51,7 @@ def plan(shape):
 
 
 def peak():
-    text = (HERE / run_path(FIRST_SHAPES[0])).with_suffix(".err").read_text()
-    sms = int(re.search(r"(\d+) SMs", text).group(1))
-    mhz = int(re.search(r"clocks: SM (\d+) MHz", text).group(1))
-    return sms * S2["BF16_FLOPS_PER_CLOCK_SM90"] * mhz * 1e6 / 1e12, sms, mhz
+    return T59["peak_of"](run_path(FIRST_SHAPES[0]))
 
 
 def versus(stage, other):
@@ -138,16 +131,7 @@ def candidates_table():
 
 
 def sweep_rows():
-    with open(HERE / CALL / "sweep-58.csv") as f:
-        reader = csv.reader(f)
-        head = next(reader)
-        assert head[:3] == ["m", "n", "k"], head[:3]
-        shapes = {}
-        for cells in reader:
-            row = dict(zip(head[3:], cells[3:]))
-            assert row["check"] == "ok", f"{cells[:3]} {row['variant']}: check {row['check']}"
-            shapes.setdefault(tuple(int(c) for c in cells[:3]), {})[row["variant"]] = row
-    return list(shapes.items())
+    return T59["read_sweep"](f"{CALL}/sweep-58.csv")
 
 
 def sweep_table():
@@ -174,32 +158,9 @@ def sweep_table():
 
 
 def draw(rows, geo):
-    if "--check" in sys.argv:
-        return
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return
-    names = [f"{m}×{n}×{k}" for (m, n, k), _ in rows]
-    fig, ax = plt.subplots(figsize=(11, 4.5))
-    for (v, label), color in zip(SWEEP_VARIANTS, ("tab:red", "tab:gray", "tab:green", "tab:blue")):
-        ax.plot(names, [float(d[v]["speed_vs_ref"]) for _, d in rows], marker="o", color=color,
-                label=label.replace("`", ""))
-        ax.axhline(geo[v], color=color, linestyle=":", linewidth=1, label=f"geometric mean {geo[v]:.2f}x")
-    ax.axhline(1.0, color="black", linestyle="--", linewidth=1, label="cuBLAS (same process)")
-    ax.set_yscale("log")
-    ax.set_yticks([0.02, 0.05, 0.1, 0.2, 0.5, 1.0])
-    ax.set_yticklabels(["0.02x", "0.05x", "0.1x", "0.2x", "0.5x", "1x"])
-    ax.set_ylabel("speed vs cuBLAS (log)")
-    ax.set_title("BF16 GEMM: split K where the tiles cannot fill the GPU, vs cuBLAS, NVIDIA H200, 2026-11-28")
-    ax.tick_params(axis="x", rotation=45)
-    ax.legend(fontsize=8, ncol=2)
-    fig.tight_layout()
-    fig.savefig(SWEEP_PLOT, dpi=90)
-    plt.close(fig)
-    print(f"wrote {SWEEP_PLOT}")
+    series = [(v, l, c, "-") for (v, l), c in zip(SWEEP_VARIANTS, ("tab:red", "tab:gray", "tab:green", "tab:blue"))]
+    T59["draw_speeds"](rows, series, geo, SWEEP_PLOT,
+                       "BF16 GEMM: split K where the tiles cannot fill the GPU, vs cuBLAS, NVIDIA H200, 2026-11-28")
 
 
 TABLES = [(f"{CHAPTER}-h200", first_table), ("58-candidates-h200", candidates_table), ("58-sweep-h200", sweep_table)]

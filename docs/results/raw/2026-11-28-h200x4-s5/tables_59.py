@@ -34,12 +34,16 @@ def run_path(shape):
     return f"{CALL}/runs/59-{shape}.csv"
 
 
-def rows_at(shape):
-    """{variant: row} of the --variant all run at SHAPE (one process); every row checked against cuBLAS."""
-    with open(HERE / run_path(shape)) as f:
+def read_run(path):
+    """{variant: row} of a --variant all run's CSV at PATH (one process); every row checked against cuBLAS."""
+    with open(HERE / path) as f:
         rows = {r["variant"]: r for r in csv.DictReader(f)}
-    assert all(r["check"] == "ok" for r in rows.values()), f"{shape}: a row failed the check"
+    assert all(r["check"] == "ok" for r in rows.values()), f"{path}: a row failed the check"
     return rows
+
+
+def rows_at(shape):
+    return read_run(run_path(shape))
 
 
 def plan_choice(shape):
@@ -67,12 +71,16 @@ def size(shape):
     return f"{m}³" if m == n == k else f"{m} × {n} × {k}"
 
 
-def peak():
-    """(TFLOP/s, SMs, MHz) of the BF16 tensor peak from the first run's banner."""
-    text = (HERE / run_path(FIRST_SHAPES[0])).with_suffix(".err").read_text()
+def peak_of(path):
+    """(TFLOP/s, SMs, MHz) of the BF16 tensor peak from the banner beside the run's CSV at PATH."""
+    text = (HERE / path).with_suffix(".err").read_text()
     sms = int(re.search(r"(\d+) SMs", text).group(1))
     mhz = int(re.search(r"clocks: SM (\d+) MHz", text).group(1))
     return sms * S2["BF16_FLOPS_PER_CLOCK_SM90"] * mhz * 1e6 / 1e12, sms, mhz
+
+
+def peak():
+    return peak_of(run_path(FIRST_SHAPES[0]))
 
 
 def first_table():
@@ -120,10 +128,10 @@ def ncu_sentence():
             f"58,59 --m 8192 --n 8192 --k 128`, {PROVENANCE}; raw: [ncu-tensor.csv]({RAW_LINK}{path})).")
 
 
-def sweep_rows():
-    """[((m, n, k), {variant: row})] of the sweep in its order; the shape is read by position (the header names
-    two columns n), the rest by name."""
-    with open(HERE / CALL / "sweep-59.csv") as f:
+def read_sweep(path):
+    """[((m, n, k), {variant: row})] of a sweep's CSV at PATH in its order; the shape is read by position (the header
+    names two columns n), the rest by name."""
+    with open(HERE / path) as f:
         reader = csv.reader(f)
         head = next(reader)
         assert head[:3] == ["m", "n", "k"], head[:3]
@@ -133,6 +141,10 @@ def sweep_rows():
             assert row["check"] == "ok", f"{cells[:3]} {row['variant']}: check {row['check']}"
             shapes.setdefault(tuple(int(c) for c in cells[:3]), {})[row["variant"]] = row
     return list(shapes.items())
+
+
+def sweep_rows():
+    return read_sweep(f"{CALL}/sweep-59.csv")
 
 
 def geo_mean(values):
@@ -181,9 +193,9 @@ def chosen_in_sweep(shape):
     return {"bf16-gemm-split-k": "58's", "bf16-gemm-tma-mbarrier": "55's"}[kernels.pop()]
 
 
-def draw_sweep(rows, variants, labels, geo):
-    """sweep-h200.png: each variant's speed vs cuBLAS per shape (log), its geometric mean dotted. Not drawn without
-    matplotlib; not written with --check."""
+def draw_speeds(rows, series, geo, path, title):
+    """A plot at PATH of each (variant, label, color, line style) of SERIES: its speed vs cuBLAS per shape (log), its
+    geometric mean dotted. Not drawn without matplotlib; not written with --check."""
     if "--check" in sys.argv:
         return
     try:
@@ -194,7 +206,7 @@ def draw_sweep(rows, variants, labels, geo):
         return
     names = [f"{m}×{n}×{k}" for (m, n, k), _ in rows]
     fig, ax = plt.subplots(figsize=(11, 4.5))
-    for v, label, color, style in zip(variants, labels, ("tab:purple", "tab:red", "tab:blue"), ("-", "--", "--")):
+    for v, label, color, style in series:
         ax.plot(names, [float(d[v]["speed_vs_ref"]) for _, d in rows], marker="o", color=color, linestyle=style,
                 label=label.replace("`", ""))
         ax.axhline(geo[v], color=color, linestyle=":", linewidth=1, label=f"geometric mean {geo[v]:.2f}x")
@@ -203,13 +215,19 @@ def draw_sweep(rows, variants, labels, geo):
     ax.set_yticks([0.02, 0.05, 0.1, 0.2, 0.5, 1.0])
     ax.set_yticklabels(["0.02x", "0.05x", "0.1x", "0.2x", "0.5x", "1x"])
     ax.set_ylabel("speed vs cuBLAS (log)")
-    ax.set_title("BF16 GEMM: the stage chosen per shape and its two candidates vs cuBLAS, NVIDIA H200, 2026-11-28")
+    ax.set_title(title)
     ax.tick_params(axis="x", rotation=45)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, ncol=2)
     fig.tight_layout()
-    fig.savefig(SWEEP_PLOT, dpi=90)
+    fig.savefig(path, dpi=90)
     plt.close(fig)
-    print(f"wrote {SWEEP_PLOT}")
+    print(f"wrote {path}")
+
+
+def draw_sweep(rows, variants, labels, geo):
+    series = [(v, l, c, st) for v, l, c, st in zip(variants, labels, ("tab:purple", "tab:red", "tab:blue"), ("-", "--", "--"))]
+    draw_speeds(rows, series, geo, SWEEP_PLOT,
+                "BF16 GEMM: the stage chosen per shape and its two candidates vs cuBLAS, NVIDIA H200, 2026-11-28")
 
 
 TABLES = [(f"{CHAPTER}-h200", first_table), ("59-sweep-h200", sweep_table)]
