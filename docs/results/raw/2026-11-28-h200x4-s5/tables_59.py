@@ -88,7 +88,7 @@ def first_table():
     kernel the plan chose; then the ncu sentence."""
     top, sms, mhz = peak()
     runs = {s: rows_at(s) for s in FIRST_SHAPES}
-    head = ["NVIDIA H200"] + [f"{size(s)}: TFLOP/s (vs cuBLAS)" for s in FIRST_SHAPES]
+    head = ["NVIDIA H200"] + [f"{size(s)}: TFLOP/s (% of the BF16 peak, vs cuBLAS)" for s in FIRST_SHAPES]
     out = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * len(FIRST_SHAPES)]
     order = [(STAGE, f"**59 `{STAGE}`**")] + [(v, f"{c} `{v}`" + (" (the previous stage)" if c == "58" else ""))
                                               for c, v in CANDIDATES] + [("cublas", "cuBLAS `cublasGemmEx`")]
@@ -96,7 +96,7 @@ def first_table():
         cells = []
         for s in FIRST_SHAPES:
             r, st = runs[s][variant], runs[s][STAGE]
-            cell = f"{tflops(r):.1f} ({float(r['speed_vs_ref']):.3f}x)"
+            cell = f"{tflops(r):.1f} ({100 * tflops(r) / top:.1f}%, {float(r['speed_vs_ref']):.3f}x)"
             if variant not in (STAGE, "cublas") and tie(st, r):
                 cell += ", a tie with the stage"
             cells.append(f"**{cell}**" if variant == STAGE else cell)
