@@ -80,12 +80,28 @@ def first_table():
             cells = [c if c == "–" else f"**{c}**" for c in cells]
         out.append(f"| {label} | " + " | ".join(cells) + " |")
     links = ", ".join(f"[{size(s)}]({RAW_LINK}{run_path(s)})" for s in FIRST_SHAPES)
-    plans = "; ".join(f"at {size(s)} `{plan(s)[2]}`" for s in FIRST_SHAPES)
+    plans = f"`{plan(FIRST_SHAPES[0])[2]}`"
     out += ["", f"One run per shape of `{CHAPTER} --variant all --budget-ms {BUDGET} --m M --n N --k K` ({PROVENANCE}; "
                 f"raw: {links}): the rows of a shape from one process, every output checked against cuBLAS. The "
                 f"peak: {sms} SMs × {S2['BF16_FLOPS_PER_CLOCK_SM90']} BF16 FLOP/clock × {mhz} MHz = {top:.0f} TFLOP/s "
-                f"(dense). A tie: the two rows' ranges of repetitions (min to max) overlap. The plan lines: {plans}."]
+                f"(dense). A tie: the two rows' ranges of repetitions (min to max) overlap. The plan line: {plans}. "
+                + bytes_bound(runs[FIRST_SHAPES[0]], FIRST_SHAPES[0])]
     return "\n".join(out) + "\n\n" + ncu_sentence()
+
+
+def bytes_bound(rows, shape):
+    """The byte bound at SHAPE: the bytes the program counts (A and B read once, C written once) at the GPU's
+    theoretical DRAM peak (the run's banner; the tensor programs time no copy), and the share of it each reaches."""
+    text = (HERE / run_path(shape)).with_suffix(".err").read_text()
+    dram = float(re.search(r"= ([\d.]+) GB/s theoretical peak", text).group(1))
+    st, cb = rows[STAGE], rows["cublas"]
+    floor_us = float(st["bytes"]) / (dram * 1e9) * 1e6
+    share = lambda r: 100 * float(r["gbps"]) / dram
+    flop_us = float(st["flops"]) / (peak()[0] * 1e12) * 1e6
+    which = "bytes" if floor_us > flop_us else "FLOPs"
+    return (f"Bound at {size(shape)}: the {which} ({floor_us:.1f} µs for {float(st['bytes']) / 1e6:.1f} MB at "
+            f"{dram:.0f} GB/s, theoretical; {flop_us:.1f} µs at the peak); the stage reaches {share(st):.1f}% of the "
+            f"DRAM peak, cuBLAS {share(cb):.1f}%.")
 
 
 def ncu_sentence():
