@@ -2,7 +2,6 @@
 // the peak formula, that the checks can see a one-step slip, that the pointer chase is one cycle
 // and its jump-ahead is right, that the strided gather and the exchange are permutations, and that
 // the exchange's shared-memory reads are right and free of bank conflicts.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include "doctest.hpp"
 
 #include <cmath>

@@ -1,7 +1,6 @@
 // Host tests of the per-SM model (shape_model.hpp) of chapters 28 and 29: the arithmetic of tiles, blocks per SM
 // and splits; the fit against the first GPU measurement (H100, commit 03ce2f5); and the plans the rule makes
 // on that GPU at the shapes where the first model's choice measured weak.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include "doctest.hpp"
 
 #include <stdexcept>

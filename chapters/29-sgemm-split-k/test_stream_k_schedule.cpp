@@ -3,7 +3,6 @@
 // slots, the wave arithmetic of the README's shapes; and a CPU run of the whole algorithm (the blocks' walks,
 // the partial slots, the fix-up in block order) against a plain GEMM, with a planted fix-up that drops the last
 // partial, which that check must catch.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include "doctest.hpp"
 
 #include <algorithm>

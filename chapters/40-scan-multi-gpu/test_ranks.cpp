@@ -1,7 +1,6 @@
 // Host tests of chapter 40's rank form (no GPU, no NCCL): the launcher's environment, the file and TCP
 // rendezvous between ranks (threads of this process here, processes in the program), their deadlines and
 // refusals, the watchdog, and the shard plan every rank computes for itself.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include "doctest.hpp"
 
 #include <netinet/in.h>

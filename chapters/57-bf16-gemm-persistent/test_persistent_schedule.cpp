@@ -3,7 +3,6 @@
 // random scheduler picks, hands each consumer the slice it expects across tile boundaries, never refills a stage
 // that is still being read, and never stops. The same replay with the slice counter restarted at each tile, or
 // without freeing a tile's last stage before its epilogue, must fail.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include "doctest.hpp"
 
 #include <algorithm>

@@ -2,7 +2,6 @@
 // shapes on 132 SMs (an H100 SXM or an H200) and on fewer; the run-time band order is chapter 57's tile_of; and over
 // many plans the units cover every slice of every tile exactly once, in ranges that are never empty and differ by
 // at most one slice (a unit with no slice would free a stage it never filled: the ring's protocol assumes one).
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include "doctest.hpp"
 
 #include <random>

@@ -1,7 +1,6 @@
 // Host tests of the SGEMM ladder's check: the FP64 reference on a hand-computed case, the tolerance's
 // growth with K, and that the verdict catches NaN, a swapped index, a missing term and one unwritten
 // element, while passing FP32 rounding.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include "doctest.hpp"
 
 #include <cmath>
