@@ -1,12 +1,12 @@
 // Chapter 59: no kernel of the ladder wins at every shape. Over chapter 58's 14 shapes on an H200, chapter 58's
 // persistent split-K kernel (one 128 x 256 tile per SM) is ahead at the large squares and wherever C has fewer tiles
 // than SMs, and chapter 55's (two 128 x 128 blocks per SM, which cover each other's epilogues) at the middle squares,
-// the K-light shape and where TMA cannot describe the rows. Neither kernel's cost is modelled well enough to tell
-// them apart in between, so this stage measures: at set-up, on the problem's own operands, it times each candidate
-// kernel (a few repetitions), keeps the faster, and caches the choice per GPU, driver, SMs in use, build and shape
-// class (common/plan_cache.hpp, as cuBLASLt's algorithm search or FFTW's wisdom do); a later run of the same class
-// reads the cache, and --replan measures again. The plan line names the choice and the times it came from. The
-// launch runs the planned kernel; a shape no plan saw runs the first candidate. No kernel is new here.
+// the K-light shape and where TMA cannot describe the rows. Neither kernel's cost is modelled well enough to tell them
+// apart in between, so this stage measures: at set-up, on the problem's own operands, it times each candidate kernel (a
+// few repetitions), keeps the faster, and caches the choice per GPU, driver, SMs in use, build and shape class, half an
+// octave per dimension (common/plan_cache.hpp, as cuBLASLt's algorithm search or FFTW's wisdom do); a later run of the
+// same class reads the cache, and --replan measures again. The plan line names the choice and the times it came from.
+// The launch runs the planned kernel; a shape no plan saw runs the first candidate. No kernel is new here.
 #pragma once
 
 #include <memory>
@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "gemm/gemm_plan.cuh"  // shape_class, PlannedShape
+#include "gemm/gemm_plan.cuh"  // shape_class_half_octaves, PlannedShape
 #include "gemm_tc/tc_workload.cuh"
 #include "plan_cache.hpp"
 #include "plan_search.cuh"
@@ -47,7 +47,8 @@ class PlannedTcGemm {
   // The plan for the operands' shape on this GPU, after set_up() and outside any timed run (the search overwrites C).
   void plan(const TcOperands& op) {
     tut::PlanRequest r;
-    r.key = tut::plan_key_here("59 bf16 gemm " + tut::gemm::shape_class(op.m, op.n, op.k), TUT_THIS_BUILD_ID());
+    r.key = tut::plan_key_here("59 bf16 gemm " + tut::gemm::shape_class_half_octaves(op.m, op.n, op.k),
+                               TUT_THIS_BUILD_ID());
     for (const TcVariant& c : candidates_) r.candidates.push_back(c.name);
     r.model = [&]() -> std::optional<tut::Plan> {
       if (op.m == 0 || op.n == 0 || op.k == 0)

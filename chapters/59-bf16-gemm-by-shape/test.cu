@@ -26,6 +26,21 @@ std::vector<std::string> candidate_names() {
 
 // First in the file (doctest runs the cases in file order): no GPU, or no sm_90a code for this one, ends the
 // program with meson's SKIP status before any case.
+TEST_CASE("59: the shape class is half an octave per dimension: 4096 and 6144 apart, 512 and 1000 apart") {
+  using tut::gemm::half_octave;
+  CHECK(half_octave(1) == "2^0");
+  CHECK(half_octave(4096) == "2^12");
+  CHECK(half_octave(5792) == "2^12");    // 5792^2 < 2^25 <= 5793^2: 2^12.5 = 5792.6
+  CHECK(half_octave(5793) == "2^12.5");
+  CHECK(half_octave(6144) == "2^12.5");
+  CHECK(half_octave(8191) == "2^12.5");
+  CHECK(half_octave(8192) == "2^13");
+  CHECK(half_octave(512) == "2^9");
+  CHECK(half_octave(1000) == "2^9.5");
+  CHECK(half_octave(2147483647) == "2^30.5");
+  CHECK(tut::gemm::shape_class_half_octaves(4095, 4097, 4093) == "M 2^11.5 N 2^12 K 2^11.5");
+}
+
 TEST_CASE("59: sm_90a code runs here (otherwise the whole program skips)") {
   tut::require_supported_gpu();
   tut::hopper::testing::skip_unless_sm90a();
@@ -62,7 +77,7 @@ TEST_CASE("59: the plan line of a measured shape names both kernels' times; an e
   const std::string line =
       tut::testing::plan_line_of([&] { tut::gemm_tc::testing::check_variants_at({stage.variant}, {measured}); });
   INFO(line);
-  CHECK(line.rfind("plan: 59 bf16 gemm " + tut::gemm::shape_class(measured.m, measured.n, measured.k) + ": ", 0) == 0);
+  CHECK(line.rfind("plan: 59 bf16 gemm " + tut::gemm::shape_class_half_octaves(measured.m, measured.n, measured.k) + ": ", 0) == 0);
   CHECK(line.find("(measured: 2 candidates bf16-gemm-split-k ") != std::string::npos);
   CHECK(line.find(", bf16-gemm-tma-mbarrier ") != std::string::npos);
   for (const auto& s : {tut::gemm_tc::testing::Shape{0, 256, 64}, {128, 0, 64}, {128, 256, 0}}) {

@@ -3,6 +3,7 @@
 // its launch looks up (a launch never plans: a shape no plan saw runs the stage's model choice).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "gemm/gemm_workload.cuh"
@@ -14,6 +15,21 @@ namespace tut::gemm {
 inline std::string shape_class(int m, int n, int k) {
   auto octave = [](int v) { return size_class(v > 0 ? static_cast<std::uint64_t>(v) : 0); };
   return "M " + octave(m) + " N " + octave(n) + " K " + octave(k);
+}
+
+// v's half octave, "2^a" or "2^a.5": 2^a <= v < 2^a sqrt 2, or 2^a sqrt 2 <= v < 2^(a+1) (exact, in integers).
+inline std::string half_octave(int v) {
+  const std::uint64_t u = v > 0 ? static_cast<std::uint64_t>(v) : 0;
+  int a = 0;
+  while ((u >> (a + 1)) != 0) ++a;
+  const bool upper = u > 0 && u * u >= (std::uint64_t{1} << (2 * a + 1));  // v >= 2^a sqrt 2
+  return "2^" + std::to_string(a) + (upper ? ".5" : "");
+}
+
+// As shape_class, to half an octave per dimension: a stage whose best kernel changes within an octave (chapter 59:
+// 4096^3 and 6144^3, 512^3 and 1000^3) keeps one plan per half.
+inline std::string shape_class_half_octaves(int m, int n, int k) {
+  return "M " + half_octave(m) + " N " + half_octave(n) + " K " + half_octave(k);
 }
 
 // One candidate's median milliseconds on the problem's operands (it overwrites C: the runner and the tests reset C
