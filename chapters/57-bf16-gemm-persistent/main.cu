@@ -6,6 +6,7 @@
 
 #include "gemm_multistage.cuh"  // chapter 53's stage: the fallback off sm_90a
 #include "gemm_persistent.cuh"
+#include "gemm_pingpong.cuh"    // an experimental candidate: the consumers take turns on whole tiles
 #include "gemm_tc/tc_workload.cuh"
 #include "gemm_tma.cuh"                // chapter 55's stage, for the same-run comparison
 #include "gemm_warp_specialized.cuh"   // the previous stage (chapter 56)
@@ -13,23 +14,39 @@
 
 namespace {
 
-// One tile shape and band as a variant: the launch and its set-up (the sm_90a check and the shared-memory
-// opt-ins). grid_blocks > 0: at most that many blocks (the tests' grids, smaller than the tiles); 0: one per SM in
-// use.
+// A kernel's launches as a variant with its set-up (the sm_90a check and the shared-memory opt-ins): `launch` on one
+// block per SM in use (grid_blocks = 0), or `on_grid` on at most grid_blocks blocks (the tests' grids, smaller than
+// the tiles).
+using OnGrid = void (*)(int m, int n, int k, float alpha, const tut::gemm_tc::bf16* A, const tut::gemm_tc::bf16* B,
+                        float beta, float* C, cudaStream_t stream, int max_blocks);
+tut::gemm_tc::TcVariant grid_variant(const std::string& name, const std::string& description, bool on_demand,
+                                     int grid_blocks, tut::gemm_tc::TcLaunch launch, OnGrid on_grid,
+                                     void (*setup)(const std::string& variant)) {
+  if (grid_blocks > 0)
+    launch = [grid_blocks, on_grid](int m, int n, int k, float alpha, const tut::gemm_tc::bf16* A,
+                                    const tut::gemm_tc::bf16* B, float beta, float* C, cudaStream_t stream) {
+      on_grid(m, n, k, alpha, A, B, beta, C, stream, grid_blocks);
+    };
+  return {grid_blocks > 0 ? name + " on " + std::to_string(grid_blocks) + " blocks" : name, description, launch, 90,
+          on_demand, [name, setup](int, int, int) { setup(name); }};
+}
+
+// One tile shape and band of chapter 57's kernel as a variant; grid_blocks as above.
 template <int kBlockN, int kStages, int kBandRows>
 tut::gemm_tc::TcVariant persistent_variant(const std::string& name, const std::string& description, bool on_demand,
                                            int grid_blocks) {
-  tut::gemm_tc::TcLaunch launch = gemm_persistent::gemm<kBlockN, kStages, kBandRows>;
-  if (grid_blocks > 0)
-    launch = [grid_blocks](int m, int n, int k, float alpha, const tut::gemm_tc::bf16* A,
-                           const tut::gemm_tc::bf16* B, float beta, float* C, cudaStream_t stream) {
-      gemm_persistent::gemm_on_grid<kBlockN, kStages, kBandRows>(m, n, k, alpha, A, B, beta, C, stream,
-                                                                 grid_blocks);
-    };
-  return {grid_blocks > 0 ? name + " on " + std::to_string(grid_blocks) + " blocks" : name, description, launch, 90,
-          on_demand, [name](int, int, int) {
-            gemm_persistent::setup_gemm_persistent<kBlockN, kStages, kBandRows>(name);
-          }};
+  return grid_variant(name, description, on_demand, grid_blocks, gemm_persistent::gemm<kBlockN, kStages, kBandRows>,
+                      gemm_persistent::gemm_on_grid<kBlockN, kStages, kBandRows>,
+                      gemm_persistent::setup_gemm_persistent<kBlockN, kStages, kBandRows>);
+}
+
+// The ping-pong kernel (gemm_pingpong.cuh) as a variant; grid_blocks as above.
+template <int kStages, int kBandRows>
+tut::gemm_tc::TcVariant pingpong_variant(const std::string& name, const std::string& description, bool on_demand,
+                                         int grid_blocks) {
+  return grid_variant(name, description, on_demand, grid_blocks, gemm_pingpong::gemm<kStages, kBandRows>,
+                      gemm_pingpong::gemm_on_grid<kStages, kBandRows>,
+                      gemm_pingpong::setup_gemm_pingpong<kStages, kBandRows>);
 }
 
 }  // namespace
@@ -54,6 +71,16 @@ std::vector<tut::gemm_tc::TcVariant> persistent_variants(int grid_blocks = 0) {
           "persistent-128x128-6-stages",
           "the stage's kernel with a 128 x 128 x 64 tile (m64n128k16), 6 stages (193 KiB) and bands of " +
               std::to_string(gemm_persistent::kDefaultBandRows<128>) + " tile-rows",
+          true, grid_blocks),
+      pingpong_variant<gemm_pingpong::kCandidateStages, gemm_persistent::kDefaultBandRows<128>>(
+          "ping-pong",
+          "experimental: the persistent block with its consumer warpgroups taking turns on whole tiles (CUTLASS's "
+          "ping-pong schedule): each multiplies a 128 x 128 x 64 tile alone (two m64n128k16 per step), the block's "
+          "tiles alternate between the two, so one stores its tile while the other multiplies (" +
+              std::to_string(gemm_pingpong::kCandidateStages) + " stages, " +
+              std::to_string(gemm_pingpong::Tile<gemm_pingpong::kCandidateStages>::kSharedBytes / 1024) +
+              " KiB, bands of " +
+              std::to_string(gemm_persistent::kDefaultBandRows<128>) + " tile-rows)",
           true, grid_blocks),
   };
 }

@@ -3,7 +3,9 @@
 // tiles (ragged last tiles in M and N, slice counts 1 to 9 and 13 per tile, so that the ring's phases run on across
 // tile boundaries at every offset; beta = 0 with C poisoned); K multiples of 8 (TMA) beside K that are not
 // (chapter 54's kernel); problems with more tiles than SMs on the full grid; the register split the kernels were
-// compiled for; and the set-up contract. sm_90a only: elsewhere the program skips (exit 77) with one line. The
+// compiled for; and the set-up contract. The ping-pong candidate (gemm_pingpong.cuh) runs in all of these, and
+// alone where its consumers' turns can go wrong: one tile (consumer 1 idle), odd tile counts per block, 2 grid + 1
+// tiles. sm_90a only: elsewhere the program skips (exit 77) with one line. The
 // schedule's indices and the ring's protocol are checked on the host too (test_persistent_schedule.cpp).
 #define TUT_CHAPTER_NO_MAIN
 #include "main.cu"
@@ -57,6 +59,15 @@ TEST_CASE("57: a launch before setup_gemm_persistent() throws instead of setting
                        doctest::Contains("setup_gemm_persistent"), std::logic_error);
 }
 
+TEST_CASE("57: a ping-pong launch before setup_gemm_pingpong() throws instead of setting up inside a timed run") {
+  constexpr int kBand = gemm_persistent::kDefaultBandRows<128>;
+  constexpr int kStages = gemm_pingpong::kCandidateStages;
+  tut::gemm_tc::testing::check_launch_before_setup_throws(
+      [] { gemm_pingpong::setup_done<kStages, kBand>.require("57", "setup_gemm_pingpong"); },
+      [] { gemm_pingpong::gemm<kStages, kBand>(128, 128, 64, 1.0f, nullptr, nullptr, 0.0f, nullptr, 0); },
+      "setup_gemm_pingpong");
+}
+
 TUT_TC_CHAPTER_TESTS(chapter_spec(), persistent_variants())
 
 TEST_CASE("57: more tiles than blocks: grids of 1, 2, 3 and 7 blocks, ragged last tiles in M and N") {
@@ -102,6 +113,36 @@ TEST_CASE("57: more tiles than SMs on the grid the program launches (one block p
   tut::gemm_tc::testing::check_variants_at(persistent_variants(), {{4097, 2049, 72}, {2049, 4097, 200}});
 }
 
+// The ping-pong candidate alone (grid_blocks as persistent_variants').
+std::vector<tut::gemm_tc::TcVariant> pingpong_variants(int blocks) {
+  std::vector<tut::gemm_tc::TcVariant> v;
+  for (auto& variant : persistent_variants(blocks))
+    if (variant.name.rfind("ping-pong", 0) == 0) v.push_back(variant);
+  REQUIRE(v.size() == 1);
+  return v;
+}
+
+TEST_CASE("57: ping-pong: one tile (consumer 1 idle), odd tile counts per block, 2 grid + 1 tiles, many slice counts") {
+  const Watchdog dog("ping-pong tile counts", kCaseSeconds);
+  // 128 x 128 tiles: 1 (consumer 1 has none, consumer 0 passes no turn), 2, 3, 5, 6, 7, 8, 9 and 15 tiles, ragged in
+  // M, N or K. On 1, 2, 3 and 7 blocks they give blocks an odd count of tiles (consumer 0 one more than consumer 1),
+  // blocks of one tile beside blocks of two, and 2 grid + 1 tiles (3 on 1 block, 5 on 2, 7 on 3, 15 on 7). K: 1, 2,
+  // 3, 5, 6, 7 (the stages), 13 and 25 slices, so that the consumers' turns start at many offsets of the ring.
+  const std::vector<tut::gemm_tc::testing::Shape> shapes = {
+      {128, 128, 64},   {1, 1, 64},       {100, 77, 1544}, {256, 128, 320}, {384, 128, 136},
+      {640, 100, 448},  {129, 257, 384},  {128, 833, 832}, {385, 129, 1600}, {300, 300, 72},
+      {1920, 128, 192}};
+  for (int blocks : {1, 2, 3, 7}) tut::gemm_tc::testing::check_variants_at(pingpong_variants(blocks), shapes);
+  // beta = 0 with C full of NaN, alpha = -2: neither consumer's tiles read C.
+  for (int blocks : {1, 3})
+    tut::gemm_tc::testing::check_variants_at(pingpong_variants(blocks),
+                                             {{128, 128, 64}, {300, 300, 72}, {640, 100, 448}}, -2.0f, 0.0f);
+  // One block per SM in use: fewer tiles than SMs (one each, every consumer 1 idle), and 2 SMs + 1 tiles (one
+  // block takes 3).
+  const int sms = tut::sm_count_in_use(tut::current_device());
+  tut::gemm_tc::testing::check_variants_at(pingpong_variants(0), {{1000, 1000, 328}, {128 * (2 * sms + 1), 100, 72}});
+}
+
 // The kernels as compiled (common/hopper/hopper_testing.cuh): the registers their split assumes, no spills, one
 // block per SM.
 template <int kBlockN, int kStages, int kBandRows>
@@ -118,6 +159,10 @@ TEST_CASE("57: each kernel launches with the registers its split assumes, spills
   check_register_split<256, 4, 1>("persistent-row-by-row");
   check_register_split<256, 4, 8>("persistent-band-8");
   check_register_split<128, 6, gemm_persistent::kDefaultBandRows<128>>("persistent-128x128-6-stages");
+  constexpr int kPingPongBand = gemm_persistent::kDefaultBandRows<128>;
+  gemm_pingpong::setup_gemm_pingpong<gemm_pingpong::kCandidateStages, kPingPongBand>("ping-pong");
+  tut::hopper::testing::check_register_split<gemm_pingpong::Tile<gemm_pingpong::kCandidateStages>>(
+      "ping-pong", gemm_pingpong::gemm_pingpong_kernel<gemm_pingpong::kCandidateStages, kPingPongBand>, true);
 }
 
 TEST_CASE("57: the stage is the one default variant, the previous stages are on demand") {
