@@ -7,6 +7,7 @@
 
 #include "gemm_by_shape.cuh"
 #include "gemm_multistage.cuh"  // chapter 53's stage: the fallback off sm_90a
+#include "gemm_pingpong.cuh"     // chapter 57's ping-pong kernel, a candidate
 #include "gemm_split_k.cuh"     // the previous stage (chapter 58), a candidate
 #include "gemm_tc/tc_workload.cuh"
 #include "gemm_tma.cuh"  // chapter 55's stage, a candidate
@@ -22,6 +23,11 @@ std::vector<tut::gemm_tc::TcVariant> by_shape_candidates() {
       gemm_tma::as_variant<128, 3>(
           "bf16-gemm-tma-mbarrier",
           "chapter 55's stage: 128 x 128 x 64, 3 stages, two blocks per SM that cover each other's epilogues", true),
+      gemm_pingpong::as_variant(
+          "ping-pong",
+          "chapter 57's ping-pong kernel: one block per SM whose two consumer warpgroups take whole 128 x 128 tiles "
+          "in turns, so one stores its tile while the other multiplies",
+          true),
   };
 }
 
