@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 #include "device_buffer.cuh"
@@ -13,14 +14,12 @@
 #include "runner.cuh"
 #include "warp_aggregation.cuh"
 
-namespace {
-
 namespace wa = warp_aggregation;
 using wa::Element;
+static_assert(std::is_same_v<Element, std::int32_t>, "test.cu declares make_input and sort_on_device on std::int32_t");
 
-// The slot counter is an int (as in the slides, and as atomicAdd on int is the fast path): sizes
-// that could overflow it are refused.
-constexpr std::uint64_t kMaxElements = (std::uint64_t{1} << 31) - 1;
+// make_input and sort_on_device are outside the unnamed namespace below: the GPU test calls them from the units
+// library (meson.build), through its own declarations.
 
 // Seeded input in which each element is positive with probability `selectivity_pct` percent: the
 // positives are uniform in [1, 2^31 - 1]; the others are 0 (one in eight) or uniform in [-(2^31 - 1), -1].
@@ -50,6 +49,12 @@ void sort_on_device(const Element* in, Element* out, std::size_t m, tut::DeviceB
   TUT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp.data(), bytes, in, out, static_cast<int>(m)));
   TUT_CUDA_CHECK(cudaDeviceSynchronize());
 }
+
+namespace {
+
+// The slot counter is an int (as in the slides, and as atomicAdd on int is the fast path): sizes
+// that could overflow it are refused.
+constexpr std::uint64_t kMaxElements = (std::uint64_t{1} << 31) - 1;
 
 enum class Kernel {
   global_atomic,

@@ -1,13 +1,24 @@
 // GPU tests for chapter 04: every filter's count and selected elements against the CPU filter, at
 // adversarial sizes and selectivities, with poisoned outputs.
-#define TUT_CHAPTER_NO_MAIN
-#include "main.cu"
-
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
 
 #include "device.cuh"
+#include "device_buffer.cuh"
+#include "device_compare.cuh"
 #include "gpu_test.cuh"
+#include "runner.cuh"
+
+// main.cu, compiled once into the units library: the test compiles none of the chapter's kernels itself.
+using Element = std::int32_t;  // warp_aggregation::Element (main.cu asserts it)
+tut::ChapterSpec chapter_spec();
+// Seeded input whose elements are positive with probability selectivity_pct percent (the others 0 or negative).
+std::vector<Element> make_input(std::size_t n, std::uint64_t seed, long long selectivity_pct);
+// Sorts m values on the GPU (CUB's radix sort; `temp` its scratch, resized as needed).
+void sort_on_device(const Element* in, Element* out, std::size_t m, tut::DeviceBuffer<unsigned char>& temp);
 
 using tut::testing::adversarial_sizes;
 using tut::testing::check_all_variants;

@@ -10,6 +10,7 @@
 #include "lab/landing_zone_options.cuh"  // the lesson's kernel and its options
 #include "scan_lookback_landing_zone.cuh"
 #include "stage_plan.cuh"
+#include "landing_zone_units.hpp"
 #include "../16-scan-decoupled-lookback-tuned/scan_decoupled_lookback_tuned.cuh"  // chapter 16's stage, on demand
 
 namespace landing = scan_lookback_landing_zone;
@@ -152,6 +153,29 @@ std::vector<tut::scan::ScanVariant> with_previous_stage() {
                       "", /*on_demand=*/true});
   return variants;
 }
+
+// What the GPU test calls directly (landing_zone_units.hpp says why it is wrapped here).
+namespace landing_zone_units {
+
+std::vector<std::string> plan_candidates() { return landing_zone_plan::kCandidates; }
+
+void setup_inclusive_scan() { landing::setup_inclusive_scan(); }
+std::size_t workspace_bytes(std::size_t n) { return landing::workspace_bytes(n); }
+void inclusive_scan(const std::int32_t* d_in, std::int32_t* d_out, std::size_t n, void* d_workspace,
+                    cudaStream_t stream, std::int32_t carry_in) {
+  landing::inclusive_scan(d_in, d_out, n, d_workspace, stream, carry_in);
+}
+
+tut::scan::ScanVariant fresh_config_variant() {
+  using Fresh = landing::Tuning<64, 16, 8, 0>;  // 1536-element tiles
+  return config_variant<Fresh>("fresh-t64-s16-r8", "test-only tuning");
+}
+tut::scan::ScanVariant fresh_option_variant() {
+  using FreshOptions = landing::OptionsTuning<64, 16, 8, 0, landing::Staging::kBulkCopy>;
+  return option_variant<FreshOptions>("fresh-options", "test-only tuning");
+}
+
+}  // namespace landing_zone_units
 
 tut::ChapterSpec chapter_spec() {
   return tut::scan::make_scan_chapter("17-scan-lookback-landing-zone",

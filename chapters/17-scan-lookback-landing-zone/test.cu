@@ -1,14 +1,13 @@
 // GPU tests for chapter 17: the scan-chapter tests for the stage and every on-demand configuration, plus sizes
 // at each configuration's tile boundaries, repeated runs on one workspace, buffers that are not 16-byte
 // aligned (the element-by-element path) and the carry-in of the stage's launcher.
-#define TUT_CHAPTER_NO_MAIN
-#include "main.cu"
-
-#include "lookback_testing.cuh"  // chapter 15's helpers (the include path is set in meson.build)
+#include "landing_zone_units.hpp"  // main.cu, compiled once into the units library: the test compiles no kernel
+#include "lookback_testing.cuh"     // chapter 15's helpers (the include path is set in meson.build)
 #include "plan_testing.cuh"
 #include "scan_testing.cuh"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -105,7 +104,7 @@ TEST_CASE("17: n = 0 enqueues nothing") {
 // added to every output, with wrap-around. Tile 0 starts from it, so every look-back carries it.
 TEST_CASE("17: carry_in is added to every output") {
   tut::require_supported_gpu();
-  namespace lz = scan_lookback_landing_zone;
+  namespace lz = landing_zone_units;  // scan_lookback_landing_zone's stage entry points, from main.cu
   lz::setup_inclusive_scan();
   for (std::uint64_t n : {std::uint64_t{1}, std::uint64_t{15360 + 1}, std::uint64_t{40 * 15360 + 17}}) {
     for (std::int32_t carry : {std::int32_t{0}, std::int32_t{12345}, std::int32_t{-7}, std::int32_t{INT32_MAX}}) {
@@ -135,13 +134,11 @@ TEST_CASE("17: carry_in is added to every output") {
 // this device the launch throws and enqueues nothing; after it the scan is correct. Tunings of their own, which
 // no other test sets up.
 TEST_CASE("17: a launch before its set-up throws; after set-up it is correct") {
-  namespace lz = scan_lookback_landing_zone;
-  using Fresh = lz::Tuning<64, 16, 8, 0>;  // 1536-element tiles
-  const tut::scan::ScanVariant fresh = config_variant<Fresh>("fresh-t64-s16-r8", "test-only tuning");
+  // Tuning<64, 16, 8, 0> (1536-element tiles) and its options twin with bulk copies, from main.cu.
+  const tut::scan::ScanVariant fresh = landing_zone_units::fresh_config_variant();
   tut::scan::check_setup_required(fresh, "scan_lookback_landing_zone", "setup_inclusive_scan_with<Tuning>",
                                   33 * 1536 + 7);
-  using FreshOptions = lz::OptionsTuning<64, 16, 8, 0, lz::Staging::kBulkCopy>;
-  const tut::scan::ScanVariant fresh_options = option_variant<FreshOptions>("fresh-options", "test-only tuning");
+  const tut::scan::ScanVariant fresh_options = landing_zone_units::fresh_option_variant();
   tut::scan::check_setup_required(fresh_options, "scan_lookback_landing_zone (lab options)",
                                   "setup_inclusive_scan_options<Tuning>", 33 * 1536 + 7);
 }
@@ -151,12 +148,13 @@ TEST_CASE("17: a launch before its set-up throws; after set-up it is correct") {
 // with one line and measured again.
 TEST_CASE("17: the plan's candidates are the chapter's variants, and the stage runs each one a cached plan names") {
   tut::require_supported_gpu();
-  for (const auto& c : landing_zone_plan::kCandidates) {
+  const std::vector<std::string> candidates = landing_zone_units::plan_candidates();  // landing_zone_plan::kCandidates
+  for (const auto& c : candidates) {
     CAPTURE(c);
     const auto variants = landing_zone_variants();
     CHECK(std::any_of(variants.begin(), variants.end(), [&](const auto& v) { return v.name == c; }));
   }
-  tut::testing::check_each_cached_choice(landing_zone_plan::kCandidates, [] { check_stage_at(kMeasuredPlanSize); });
+  tut::testing::check_each_cached_choice(candidates, [] { check_stage_at(kMeasuredPlanSize); });
 }
 
 TEST_CASE("17: a cached plan naming a candidate the stage does not have is ignored and planned again") {

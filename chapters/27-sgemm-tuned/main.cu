@@ -12,6 +12,7 @@
 #include "gemm/gemm_plan.cuh"
 #include "gemm/gemm_workload.cuh"
 #include "sgemm_tuned.cuh"
+#include "tuned_candidates.hpp"
 
 namespace {
 
@@ -56,12 +57,8 @@ using WithSwitches = sgemm_tuned::TileConfig<Cfg::kBlockM, Cfg::kBlockN, Cfg::kB
 
 }  // namespace
 
-// A variant and the shared memory per block its kernel needs (the tests skip a candidate the GPU cannot
-// hold: sm_75 allows 64 KiB per block).
-struct TunedVariant {
-  tut::gemm::GemmVariant variant;
-  int shared_bytes;
-};
+// TunedVariant: a variant and the shared memory per block its kernel needs (tuned_candidates.hpp, which declares
+// what the GPU test calls of this file).
 
 template <class Cfg>
 TunedVariant candidate(const std::string& name) {

@@ -1,14 +1,14 @@
 // GPU tests for chapter 27: the SGEMM ladder's tests, plus the scalar fallback taken for misaligned
 // pointers (same bits as the float4 path) and cases specific to this stage.
-#define TUT_CHAPTER_NO_MAIN
-#include "main.cu"
-
 #include "alignment_testing.cuh"
 #include "gemm/gemm_testing.cuh"
+#include "tuned_candidates.hpp"  // main.cu, compiled once into the units library
 
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 // This process plans in a folder of its own (no test reads a plan another run cached).
 const tut::testing::ScopedPlanDir kTestPlans;

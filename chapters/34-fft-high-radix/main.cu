@@ -19,12 +19,14 @@ std::vector<tut::fft::FftVariant> high_radix_variants() {
   stage.max_log2n = k::kMaxLog2n;
   stage.workspace_bytes = k::workspace_bytes;
   stage.setup = tut::fft::setup_twiddle_table;  // once per device, before any run (the launch only checks)
+  stage.forget_setup = tut::fft::discard_twiddle_table;  // this file's table (the test of the launch's refusal)
   stage.launch = k::fft_high_radix;
 
   tut::fft::FftVariant sincos = stage;
   sincos.name = "sincospif-twiddles";
   sincos.description = "the stage with every in-block twiddle computed by sincospif, as in chapter 33";
   sincos.setup = nullptr;  // no table to fill
+  sincos.forget_setup = nullptr;
   sincos.launch = k::fft_sincospif;
   sincos.on_demand = true;
   return {stage, sincos};

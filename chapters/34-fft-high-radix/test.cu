@@ -1,13 +1,16 @@
 // GPU tests for chapter 34: the FFT-chapter tests for the stage (every length 8 to 2^20, batches 1, 3, 133 and
 // a large one, known transforms, the command line), and the sincospif variant where it differs (N >= 64).
-#define TUT_CHAPTER_NO_MAIN
-#include "main.cu"
-
 #include <vector>
 
 #include "device.cuh"
+#include "fft_chapter.cuh"
 #include "fft_testing.cuh"
 #include "launch_testing.cuh"
+
+// main.cu, compiled once into the units library: the test launches the kernels only through these variants
+// (their setup and forget_setup reach main.cu's twiddle table) and compiles none of them itself.
+std::vector<tut::fft::FftVariant> high_radix_variants();  // the stage, then the sincospif variant
+tut::ChapterSpec chapter_spec();
 
 TUT_FFT_CHAPTER_TESTS(chapter_spec(), {high_radix_variants().front()})
 

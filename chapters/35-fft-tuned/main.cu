@@ -18,7 +18,10 @@ tut::fft::FftVariant candidate(const std::string& name, const std::string& descr
   v.min_log2n = fft_tuned::kMinLog2n;
   v.max_log2n = fft_tuned::kMaxLog2n;
   v.workspace_bytes = fft_tuned::workspace_bytes;
-  if (kTable) v.setup = tut::fft::setup_twiddle_table;  // once per device, before any run (the launch only checks)
+  if (kTable) {
+    v.setup = tut::fft::setup_twiddle_table;  // once per device, before any run (the launch only checks)
+    v.forget_setup = tut::fft::discard_twiddle_table;  // this file's table (the test of the launch's refusal)
+  }
   v.launch = fft_tuned::fft<S, kTable>;
   v.on_demand = on_demand;
   return v;
@@ -76,6 +79,7 @@ tut::fft::FftVariant previous_stage() {
   v.max_log2n = k::kMaxLog2n;
   v.workspace_bytes = k::workspace_bytes;
   v.setup = tut::fft::setup_twiddle_table;
+  v.forget_setup = tut::fft::discard_twiddle_table;
   v.launch = k::fft_high_radix;
   v.on_demand = true;
   return v;

@@ -3,15 +3,19 @@
 // transforms; the command line), every candidate its plan may choose, a stale plan file ignored, every tuning
 // candidate where it differs from the stage (N = 32..4096), and the 8-byte path of N = 8 and 16 on buffers that
 // are not 16-byte aligned.
-#define TUT_CHAPTER_NO_MAIN
-#include "main.cu"
-
 #include <vector>
 
+#include "cuda_check.cuh"
 #include "device.cuh"
 #include "device_buffer.cuh"
+#include "fft_chapter.cuh"
 #include "fft_testing.cuh"
 #include "launch_testing.cuh"
+
+// main.cu, compiled once into the units library: the test launches the kernels only through these variants
+// (their setup and forget_setup reach main.cu's twiddle table) and compiles none of them itself.
+std::vector<tut::fft::FftVariant> tuned_variants();  // the stage, then the tuning candidates
+tut::ChapterSpec chapter_spec();
 
 TUT_FFT_CHAPTER_TESTS(chapter_spec(), {tuned_variants().front()})
 

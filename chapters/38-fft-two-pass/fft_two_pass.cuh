@@ -40,17 +40,11 @@
 #include "cuda_check.cuh"
 #include "dispatch.hpp"
 #include "setup_registry.cuh"
+#include "two_pass_limits.hpp"  // the lengths and the shared-memory budget
 
 namespace fft_two_pass {
 
 using fft_tuned::ilog2;
-
-constexpr int kMinLog2n = 3, kMaxLog2n = 22;       // the stage
-constexpr int kFirstLog2n = 12, kLastLog2n = 22;   // the lengths the two-pass kernels handle
-constexpr int kStageFromLog2n = 17;                // the stage's first two-pass length (on a GPU with clusters)
-constexpr int kSharedBudget = 227 * 1024;          // sm_90's opt-in shared memory per block
-constexpr int kSharedPerSM = 228 * 1024;           // and per SM, of which 1 KiB is reserved per block
-constexpr int kTwoBlocksShared = kSharedPerSM / 2 - 1024;
 
 // A launch shape for both passes: E values per thread, W sub-FFTs (columns in pass 1, rows in pass 2) per block
 // (0: 16 where a block's buffers still let two blocks share an SM, else 8), and the blocks per SM whose threads

@@ -12,6 +12,7 @@
 #include "plan_cache.hpp"
 #include "report.hpp"
 #include "stage_plan.cuh"
+#include "two_pass_units.hpp"
 
 namespace {
 namespace two = fft_two_pass;
@@ -76,6 +77,32 @@ std::vector<tut::fft::FftVariant> two_pass_variants_set_up() {
   two::setup_fft_two_pass();
   return two_pass_variants();
 }
+
+// The kernel header's host functions the GPU test calls (two_pass_units.hpp says why they are wrapped here).
+namespace two_pass_units {
+
+void setup_fft_two_pass() { two::setup_fft_two_pass(); }
+tut::fft::FftChoice stage_choice(int log2n) { return two::stage_choice(log2n); }
+bool clusters_supported() { return fft_cluster::clusters_supported(); }
+bool cluster_fits(int log2n) { return two::cluster_fits(log2n); }
+int opt_in_shared_bytes() { return two::opt_in_shared_bytes(); }
+std::size_t stage_workspace_bytes(int log2n, long long batch) { return two::stage_workspace_bytes(log2n, batch); }
+std::size_t stage_two_pass_shared_bytes(int log2n) { return two::StageTwoPass::shared_bytes(log2n); }
+
+tut::fft::FftVariant stage_two_pass_variant() {
+  using Stage = two::StageTwoPass;
+  return {"stage-two-pass", "the stage's two-pass configuration", two::kFirstLog2n, two::kLastLog2n,
+          Stage::workspace_bytes, Stage::set_up, Stage::launch, "", true, {}};
+}
+
+tut::fft::FftVariant fresh_two_pass_variant() {
+  // Its own type, so its own per-device record; its kernels are the stage's at 2^12 and 2^13 (no new device code).
+  using Fresh = two::TwoPass<two::Shape<16>, 12, 13>;
+  return {"fresh", "a configuration set up only here", 12, 13, Fresh::workspace_bytes, Fresh::set_up, Fresh::launch, "",
+          true, {}};
+}
+
+}  // namespace two_pass_units
 
 tut::ChapterSpec chapter_spec() {
   tut::ChapterSpec spec = tut::fft::make_fft_chapter(

@@ -5,15 +5,16 @@
 // batch - 1); every candidate the stage's plan may choose; a stale plan file ignored; the two-pass path and every
 // candidate at 2^17 .. 2^20 with the largest odd batch of at most 2^24 elements; a launch before set-up; the
 // stage's candidates and workspace.
-#define TUT_CHAPTER_NO_MAIN
-#include "main.cu"
-
+#include <cstddef>
 #include <stdexcept>
 #include <vector>
 
 #include "device.cuh"
 #include "device_buffer.cuh"
+#include "fft_chapter.cuh"
 #include "fft_testing.cuh"
+#include "two_pass_limits.hpp"  // fft_two_pass::kFirstLog2n, kLastLog2n, kMaxLog2n, kSharedBudget
+#include "two_pass_units.hpp"   // main.cu, compiled once into the units library: the test compiles no kernel itself
 
 namespace {
 // The stage and the two-pass path, set up on the current device.
@@ -47,14 +48,13 @@ TEST_CASE("38: the two-pass path and every candidate at 2^17 .. 2^20 with the la
 
 TEST_CASE("38: a two-pass launch before its set-up on this device throws; after it, it runs and is right") {
   tut::require_supported_gpu();
-  // A configuration of its own: its per-device record is empty whatever the other cases set up.
-  using Fresh = fft_two_pass::TwoPass<fft_two_pass::Shape<16>, 12, 13>;
+  // A configuration of its own (TwoPass<Shape<16>, 12, 13>, main.cu): its per-device record is empty whatever the
+  // other cases set up.
+  const tut::fft::FftVariant fresh = two_pass_units::fresh_two_pass_variant();
   tut::DeviceBuffer<float2> in(1 << 13), out(1 << 13);
-  tut::DeviceBuffer<unsigned char> ws(Fresh::workspace_bytes(13, 1));
-  CHECK_THROWS_WITH_AS(Fresh::launch(in.data(), out.data(), 13, 1, ws.data(), 0),
+  tut::DeviceBuffer<unsigned char> ws(fresh.workspace_bytes(13, 1));
+  CHECK_THROWS_WITH_AS(fresh.launch(in.data(), out.data(), 13, 1, ws.data(), 0),
                        doctest::Contains("setup_fft_two_pass() was not called"), std::logic_error);
-  tut::fft::FftVariant fresh{"fresh", "a configuration set up only here", 12, 13, Fresh::workspace_bytes,
-                             Fresh::set_up, Fresh::launch, "", true, {}};
   for (int log2n : {12, 13}) {
     tut::fft::testing::check_random(fresh, log2n, 3);  // check_random runs the variant's set-up first
     tut::fft::testing::check_known_transforms(fresh, log2n);
@@ -71,14 +71,14 @@ TEST_CASE("38: a plan file naming no candidate of the stage, or cut short, is ig
 
 TEST_CASE("38: the stage's plan chooses clusters or two passes at 32768 and 65536, among widths from 131072") {
   tut::require_supported_gpu();
-  fft_two_pass::setup_fft_two_pass();
-  const bool clusters = fft_cluster::clusters_supported() && fft_two_pass::cluster_fits(15) &&
-                        fft_two_pass::cluster_fits(16);
+  two_pass_units::setup_fft_two_pass();
+  const bool clusters = two_pass_units::clusters_supported() && two_pass_units::cluster_fits(15) &&
+                        two_pass_units::cluster_fits(16);
   for (int log2n : {15, 16}) {
     INFO("N = 2^" << log2n);
     // The plan's candidates: chapter 37's clusters first (the default), then the two passes; without clusters
     // the two passes alone.
-    const tut::fft::FftChoice choice = fft_two_pass::stage_choice(log2n);
+    const tut::fft::FftChoice choice = two_pass_units::stage_choice(log2n);
     REQUIRE(!choice.candidates.empty());
     CHECK(choice.candidates.front().name == (clusters ? "c8" : "two-pass"));
     CHECK(choice.candidates.back().name == "two-pass");
@@ -87,35 +87,34 @@ TEST_CASE("38: the stage's plan chooses clusters or two passes at 32768 and 6553
   // The workspace holds the two passes' intermediate wherever the stage may run them: from 32768 (the plan may
   // choose them over the clusters at 32768 and 65536).
   for (int log2n = 15; log2n <= fft_two_pass::kMaxLog2n; ++log2n)
-    CHECK(fft_two_pass::stage_workspace_bytes(log2n, 3) == (std::size_t{3} << log2n) * sizeof(float2));
+    CHECK(two_pass_units::stage_workspace_bytes(log2n, 3) == (std::size_t{3} << log2n) * sizeof(float2));
   // The stage's own widths are never a second candidate: 2^17 and 2^18 add w8, 2^19 w8 and w16, 2^20 on none.
-  if (fft_two_pass::opt_in_shared_bytes() >= fft_two_pass::kSharedBudget) {
+  if (two_pass_units::opt_in_shared_bytes() >= fft_two_pass::kSharedBudget) {
     const std::vector<std::size_t> expected = {2, 2, 3, 1, 1, 1};  // 2^17 .. 2^22
     for (int log2n = 17; log2n <= 22; ++log2n)
-      CHECK(fft_two_pass::stage_choice(log2n).candidates.size() == expected[static_cast<std::size_t>(log2n - 17)]);
+      CHECK(two_pass_units::stage_choice(log2n).candidates.size() == expected[static_cast<std::size_t>(log2n - 17)]);
   }
   // What set-up found for every two-pass length: on sm_90 (227 KiB per block) every block fits.
-  if (fft_two_pass::opt_in_shared_bytes() >= fft_two_pass::kSharedBudget) {
+  if (two_pass_units::opt_in_shared_bytes() >= fft_two_pass::kSharedBudget) {
     for (int log2n = fft_two_pass::kFirstLog2n; log2n <= fft_two_pass::kLastLog2n; ++log2n)
-      CHECK(fft_two_pass::StageTwoPass::shared_bytes(log2n) <= static_cast<std::size_t>(fft_two_pass::kSharedBudget));
+      CHECK(two_pass_units::stage_two_pass_shared_bytes(log2n) <=
+            static_cast<std::size_t>(fft_two_pass::kSharedBudget));
     // And the stage's two-pass configuration runs, right, on seeded signals (an uninitialised input here was
     // what initcheck found in this case at f043cbe).
-    tut::fft::FftVariant stage{"stage-two-pass", "the stage's two-pass configuration", fft_two_pass::kFirstLog2n,
-                               fft_two_pass::kLastLog2n, fft_two_pass::StageTwoPass::workspace_bytes,
-                               fft_two_pass::StageTwoPass::set_up, fft_two_pass::StageTwoPass::launch, "", true, {}};
+    const tut::fft::FftVariant stage = two_pass_units::stage_two_pass_variant();  // StageTwoPass
     tut::fft::testing::check_random(stage, 12, 3);
   }
 }
 
 TEST_CASE("38: the two-pass path refuses lengths outside 4096 .. 2^22, the stage those outside 8 .. 2^22") {
   tut::require_supported_gpu();
-  fft_two_pass::setup_fft_two_pass();
+  two_pass_units::setup_fft_two_pass();
+  const tut::fft::FftLaunch two_pass = two_pass_units::stage_two_pass_variant().launch;  // StageTwoPass::launch
+  const tut::fft::FftLaunch stage = two_pass_variants().front().launch;                   // fft_two_pass::fft_two_pass
   tut::DeviceBuffer<float2> in(1 << 12), out(1 << 12);
   for (int log2n : {3, 11, 23})
-    CHECK_THROWS_AS(fft_two_pass::StageTwoPass::launch(in.data(), out.data(), log2n, 1, nullptr, 0),
-                    std::invalid_argument);
-  for (int log2n : {2, 23})
-    CHECK_THROWS_AS(fft_two_pass::fft_two_pass(in.data(), out.data(), log2n, 1, nullptr, 0), std::invalid_argument);
+    CHECK_THROWS_AS(two_pass(in.data(), out.data(), log2n, 1, nullptr, 0), std::invalid_argument);
+  for (int log2n : {2, 23}) CHECK_THROWS_AS(stage(in.data(), out.data(), log2n, 1, nullptr, 0), std::invalid_argument);
   // A two-pass launch without its workspace is refused, not run on a null intermediate.
-  CHECK_THROWS_AS(fft_two_pass::StageTwoPass::launch(in.data(), out.data(), 12, 1, nullptr, 0), std::invalid_argument);
+  CHECK_THROWS_AS(two_pass(in.data(), out.data(), 12, 1, nullptr, 0), std::invalid_argument);
 }

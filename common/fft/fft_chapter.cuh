@@ -63,6 +63,7 @@ struct FftVariant {
   std::function<std::size_t(int log2n, long long batch)> workspace_bytes;  // empty: none
   // One-time set-up on the current device (a twiddle table...), idempotent; empty: none. The workload's setup()
   // and the tests call it (set_up below) before any launch on that device; a launch never does it itself.
+  // forget_setup (last below) undoes it.
   std::function<void()> setup;
   FftLaunch launch;
   std::string known_defect;  // for 'article' variants that reproduce a documented defect
@@ -70,6 +71,12 @@ struct FftVariant {
   // The stage's plan: the workload's setup() chooses among plan.choices(log2n) on its own buffers (fft_plan.cuh)
   // and run() launches the choice; `launch` stays the default (the first candidate), which tests call directly.
   FftStagePlan plan;
+  // Undoes `setup` on the current device (tests of the launch's refusal; launch_testing.cuh); empty: none. Set in
+  // the translation unit that sets `setup`: set-up state a header keeps per .cu file (the twiddle table,
+  // twiddle_table.cuh) is that file's, so a test that links the chapter's main.cu reaches it only through here.
+  // Last, with a default, so that the chapters' positional initialisers, written before it, keep their meaning
+  // (and -Wmissing-field-initializers stays quiet about them).
+  std::function<void()> forget_setup = nullptr;
 };
 
 // Shortest and longest --length any chapter accepts.

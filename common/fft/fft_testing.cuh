@@ -1,4 +1,5 @@
-// The tests every FFT chapter runs (chapters 30-38). A chapter's test.cu is `#include "main.cu"` plus
+// The tests every FFT chapter runs (chapters 30-38). A chapter's test.cu is `#include "main.cu"` (or, where main.cu
+// is compiled once into a library the test links, declarations of the two functions: docs/harness.md) plus
 // TUT_FFT_CHAPTER_TESTS(chapter_spec(), the_variants()).
 //
 // What they cover, for every variant (on-demand ones too) at every length it supports from 8 up to its

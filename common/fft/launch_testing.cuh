@@ -10,7 +10,6 @@
 #include "device_buffer.cuh"
 #include "doctest.hpp"
 #include "fft_chapter.cuh"
-#include "twiddle_table.cuh"
 
 namespace tut::fft::testing {
 
@@ -28,14 +27,19 @@ inline void check_unsupported_lengths_throw(const std::vector<FftVariant>& varia
 }
 
 // `v` (whose setup fills the twiddle table) launched at 2^log2n on a device whose table is not filled throws
-// std::logic_error and enqueues nothing; after set_up(v) the same launch runs.
+// std::logic_error and enqueues nothing; after set_up(v) the same launch runs. The table is emptied by
+// v.forget_setup, which the chapter sets where it sets v.setup: the table is that translation unit's
+// (twiddle_table.cuh), not this test's.
 inline void check_launch_needs_setup(const FftVariant& v, int log2n) {
   REQUIRE(v.setup);
+  REQUIRE_MESSAGE(static_cast<bool>(v.forget_setup),
+                  v.name << ": FftVariant::forget_setup is not set; the chapter must set it next to setup "
+                            "(tut::fft::discard_twiddle_table, in the file whose table setup fills)");
   const std::size_t n = std::size_t{1} << log2n;
   DeviceBuffer<float2> in(n), out(n);
   DeviceBuffer<unsigned char> ws(workspace_of(v, log2n, 1));
   in.poison();
-  discard_twiddle_table();
+  v.forget_setup();
   CHECK_THROWS_WITH_AS(v.launch(in.data(), out.data(), log2n, 1, ws.data(), 0),
                        doctest::Contains("twiddle table"), std::logic_error);
   set_up(v);

@@ -81,7 +81,9 @@ inline bool twiddle_table_filled() {
 }
 
 // Forgets that the current device's table is filled, as if the plan were destroyed: the next launch that
-// needs it throws until setup_twiddle_table() runs again (used by the tests of that error).
+// needs it throws until setup_twiddle_table() runs again. A variant's FftVariant::forget_setup, set next to its
+// setup in the same file: the tests of that error (launch_testing.cuh) call it there, since the table and its
+// record are that file's.
 inline void discard_twiddle_table() {
   const int device = current_device();
   std::vector<bool>& ready = twiddle_table_ready();

@@ -3,7 +3,8 @@
 //     #include "main.cu"
 //     #include "gemm/gemm_testing.cuh"
 //     TUT_GEMM_CHAPTER_TESTS(chapter_spec(), my_variants())
-// plus anything specific to its kernel. Every variant is tested, the on-demand ones included, against
+// plus anything specific to its kernel (27's links main.cu compiled once, and declares what it calls instead of
+// including it: docs/harness.md). Every variant is tested, the on-demand ones included, against
 // cuBLAS (same process) and, up to M N K = 2^30, the FP64 CPU reference (see gemm_check.hpp for the
 // tolerance). Under compute-sanitizer (TUT_SANITIZER set) shapes above kSanitizerMaxWork are skipped.
 #pragma once
