@@ -28,6 +28,21 @@ PROVENANCE = f"NVIDIA H200, CUDA 13.0, driver 580.159.04, 2026-11-28, the workin
 FIRST_SHAPES = ("2048x2048x2048", "8192x8192x8192", "8192x8192x128", "256x256x65536")
 NCU_SHAPE = "8192x8192x128"
 SWEEP_PLOT = HERE.parents[3] / "chapters" / CHAPTER / "sweep-h200.png"
+# What a later call's script (2026-11-29-h200-s6/tables.py) sets in this module's globals before calling its tables:
+# the kernels the plan lines name, the shape class they were keyed by, the order note and the plot's title.
+KERNEL_NAMES = {"bf16-gemm-split-k": "58's", "bf16-gemm-tma-mbarrier": "55's"}
+CLASS_NOTE = " (1000³ reads 512³'s)"
+PLOT_TITLE = "BF16 GEMM: the stage chosen per shape and its two candidates vs cuBLAS, NVIDIA H200, 2026-11-28"
+
+
+def shape_class(shape):
+    """The plan key's class of SHAPE, as chapter 59 had it at this call: the octave of each dimension."""
+    octave = lambda v: f"2^{max(v, 1).bit_length() - 1}"
+    return f"M {octave(shape[0])} N {octave(shape[1])} K {octave(shape[2])}"
+
+
+def candidates_word():
+    return "both candidates" if len(CANDIDATES) == 2 else "every candidate"
 
 
 def run_path(shape):
@@ -170,13 +185,14 @@ def sweep_table():
                f"sweep-59.csv --variant {','.join(variants)} --budget-ms {SWEEP_BUDGET}")
     out += ["", f"One run of `{command}` with an empty plan folder ({PROVENANCE}; raw: [sweep-59.csv]({RAW_LINK}{CALL}/"
                 f"sweep-59.csv), the plan lines in [sweep.log]({RAW_LINK}{CALL}/sweep.log), plot: "
-                f"[sweep-h200.png]({SWEEP_PLOT.name})): one process per shape, timing the stage, both candidates and "
+                f"[sweep-h200.png]({SWEEP_PLOT.name})): one process per shape, timing the stage, {candidates_word()} and "
                 "cuBLAS, every output checked against cuBLAS; the shapes run in the order of the table, so a shape "
-                "whose class an earlier shape planned reads that plan (1000³ reads 512³'s). \"The stage ran\": the "
+                f"whose class an earlier shape planned reads that plan{CLASS_NOTE}. \"The stage ran\": the "
                 "kernel its plan line names. No tie marks: at this budget one slow cuBLAS repetition stretches its "
                 "range too far to tell (chapter 57's sweep). Geometric means of the speed vs cuBLAS: "
                 + ", ".join(f"{geo[v]:.3f}x for {l}" for v, l in zip(variants, labels)) +
-                f"; the better of the two candidates at every shape would give {best_of_two:.3f}x."]
+                f"; the better of the {'two' if len(CANDIDATES) == 2 else len(CANDIDATES)} candidates at every shape "
+                f"would give {best_of_two:.3f}x."]
     draw_sweep(rows, variants, labels, geo)
     return "\n".join(out)
 
@@ -186,11 +202,9 @@ def chosen_in_sweep(shape):
     text = (HERE / CALL / "sweep.log").read_text()
     lines = [l for l in text.splitlines() if "plan: 59 bf16 gemm" in l]
     classes = [re.search(r"plan: 59 bf16 gemm (M \S+ N \S+ K \S+): (\S+)", l).groups() for l in lines]
-    octave = lambda v: f"2^{max(v, 1).bit_length() - 1}"
-    key = f"M {octave(shape[0])} N {octave(shape[1])} K {octave(shape[2])}"
-    kernels = {k for c, k in classes if c == key}
+    kernels = {k for c, k in classes if c == shape_class(shape)}
     assert len(kernels) == 1, f"{shape}: plan lines {kernels}"
-    return {"bf16-gemm-split-k": "58's", "bf16-gemm-tma-mbarrier": "55's"}[kernels.pop()]
+    return KERNEL_NAMES[kernels.pop()]
 
 
 def draw_speeds(rows, series, geo, path, title):
@@ -225,13 +239,15 @@ def draw_speeds(rows, series, geo, path, title):
 
 
 def draw_sweep(rows, variants, labels, geo):
-    series = [(v, l, c, st) for v, l, c, st in zip(variants, labels, ("tab:purple", "tab:red", "tab:blue"), ("-", "--", "--"))]
-    draw_speeds(rows, series, geo, SWEEP_PLOT,
-                "BF16 GEMM: the stage chosen per shape and its two candidates vs cuBLAS, NVIDIA H200, 2026-11-28")
+    colors, styles = ("tab:purple", "tab:red", "tab:blue", "tab:green"), ("-", "--", "--", "--")
+    series = [(v, l, c, st) for v, l, c, st in zip(variants, labels, colors, styles)]
+    draw_speeds(rows, series, geo, SWEEP_PLOT, PLOT_TITLE)
 
 
 TABLES = [(f"{CHAPTER}-h200", first_table), ("59-sweep-h200", sweep_table)]
-BLOCKS = {name: name for name, _ in TABLES}
+# The README's blocks are 2026-11-29-h200-s6/tables.py's now (a later sweep, three candidates); these tables stay
+# as the record of call 5. Without --check this still redraws the plot: run the later script after it.
+BLOCKS = {}
 
 
 def main():
