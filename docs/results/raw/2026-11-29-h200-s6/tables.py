@@ -137,6 +137,23 @@ def pingpong_57():
                 f"--chapters 57 --variant NAME --m 8192 --n 8192 --k 8192`, {C2_PROVENANCE}; raw: "
                 f"[stage]({RAW_LINK}c2/ncu-8192-bf16-gemm-persistent/ncu-tensor.csv), "
                 f"[ping-pong]({RAW_LINK}c2/ncu-8192-ping-pong/ncu-tensor.csv))."]
+    ncu = lambda n, v: next(csv.DictReader(open(HERE / "c5" / f"ncu-{n}-{v}" / "ncu-tensor.csv")))
+    cells = []
+    for n in (4096, 6144):
+        a, b = ncu(n, "bf16-gemm-persistent"), ncu(n, "ping-pong")
+        cells.append(f"at {n}³ ping-pong's warps wait {float(b['stall barrier']):.2f} cycles per instruction at "
+                     f"barriers against the stage's {float(a['stall barrier']):.2f}, its L2 runs at "
+                     f"{float(b['L2 %peak']):.1f}% of its peak against the stage's "
+                     f"{float(a['L2 %peak']):.1f}%, its warps stall {float(b['stall long sb']):.1f} cycles per "
+                     f"instruction on memory (`long scoreboard`) against {float(a['stall long sb']):.1f}, and its "
+                     f"tensor pipe is busy {float(b['tensor pipe %']):.1f}% against {float(a['tensor pipe %']):.1f}%")
+    out += ["", "Where it only ties, its warps wait less at barriers and more on memory, and its L2 carries more: "
+                "the smaller tile reads a third more bytes per multiply "
+                "(`smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio`, "
+                "`lts__throughput.avg.pct_of_peak_sustained_elapsed`, "
+                "`smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio`): " + "; ".join(cells) +
+                f" (the same command at those sizes, NVIDIA H200, CUDA 13.0, driver 580.159.04, 2026-11-29, the "
+                f"working tree of commit `2da86a2`, the same kernels; raw: [c5/]({RAW_LINK}c5/))."]
     return "\n".join(out)
 
 
