@@ -55,9 +55,9 @@ def bound_53():
     """The first screen's line: the bound and the stage's share of it."""
     peak, share, dense, _ = mma_sync_peak()
     stage, _ = stage_tflops()
-    return (f"**The bound:** `mma.sync` from registers alone gives {peak:.1f} TFLOP/s on this GPU, {share:.1f}% of "
-            f"the dense BF16 peak (which only `wgmma` reaches); the stage reaches {100 * stage / peak:.1f}% of it "
-            f"([what holds it back](#what-holds-it-under-its-bound)).")
+    return (f"**The bound:** `mma.sync` from registers alone gives {peak:.1f} TFLOP/s on the NVIDIA H200 (CUDA 13.0, "
+            f"2026-11-29), {share:.1f}% of the dense BF16 peak (which only `wgmma` reaches); the stage reaches "
+            f"{100 * stage / peak:.1f}% of it ([what holds it back](#what-holds-it-under-its-bound)).")
 
 
 def profile_53():
@@ -109,13 +109,14 @@ def pingpong_57():
     """Chapter 57's section on the ping-pong candidate: a table from the four --variant all runs (each column one
     process) and the ncu sentence at 8192^3."""
     runs = {s: read_run(c2(f"runs/57-{s}.csv")) for s in PINGPONG_SHAPES}
-    head = ["NVIDIA H200"] + [f"{size(s)}: TFLOP/s (vs cuBLAS)" for s in PINGPONG_SHAPES]
+    top = T59["peak_of"](c2(f"runs/57-{PINGPONG_SHAPES[0]}.csv"))[0]
+    head = ["NVIDIA H200"] + [f"{size(s)}: TFLOP/s (% of the BF16 peak, vs cuBLAS)" for s in PINGPONG_SHAPES]
     out = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * len(PINGPONG_SHAPES)]
     for variant, label in PINGPONG_ROWS:
         cells = []
         for s in PINGPONG_SHAPES:
             r, st = runs[s][variant], runs[s]["bf16-gemm-persistent"]
-            cell = f"{tflops(r):.1f} ({float(r['speed_vs_ref']):.3f}x)"
+            cell = f"{tflops(r):.1f} ({100 * tflops(r) / top:.1f}%, {float(r['speed_vs_ref']):.3f}x)"
             if variant not in ("bf16-gemm-persistent", "cublas") and tie(st, r):
                 cell += ", a tie with the stage"
             cells.append(cell)
@@ -123,7 +124,8 @@ def pingpong_57():
     links = ", ".join(f"[{size(s)}]({RAW_LINK}c2/runs/57-{s}.csv)" for s in PINGPONG_SHAPES)
     out += ["", f"One run per shape of `57-bf16-gemm-persistent --variant all --budget-ms 200 --m M --n N --k K` "
                 f"({C2_PROVENANCE}; raw: {links}): the rows of a shape from one process, every output checked against "
-                "cuBLAS; \"a tie\": the row's range of repetitions overlaps the stage's."]
+                "cuBLAS; \"a tie\": the row's range of repetitions overlaps the stage's. The peak, as in the first table: "
+                f"{top:.0f} TFLOP/s (dense BF16)."]
     rows = {}
     for v in ("bf16-gemm-persistent", "ping-pong"):
         with open(c2(f"ncu-8192-{v}/ncu-tensor.csv")) as f:
