@@ -1,6 +1,6 @@
-// Chapter 59: BF16 GEMM that picks, per shape and GPU, the faster of the ladder's two last stages (chapter 58's
-// persistent split-K kernel, chapter 55's two-blocks-per-SM kernel) by timing both at set-up and caching the choice,
-// against cuBLAS (cublasGemmEx). sm_90a only.
+// Chapter 59: BF16 GEMM that picks, per shape and GPU, the fastest of three kernels of the ladder (chapter 58's
+// persistent split-K kernel, chapter 55's two-blocks-per-SM kernel, chapter 57's ping-pong kernel) by timing them at
+// set-up and caching the choice, against cuBLAS (cublasGemmEx). sm_90a only.
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,8 +37,9 @@ struct ByShapeStage {
       std::make_shared<gemm_by_shape::PlannedTcGemm>(by_shape_candidates());
   tut::gemm_tc::TcVariant variant = gemm_by_shape::as_variant(
       "bf16-gemm-by-shape",
-      "per shape and GPU the faster of chapter 58's and chapter 55's stages, timed at set-up on the problem's "
-      "operands and cached per GPU and shape class (plan line; --replan measures again); sm_90a",
+      "per shape and GPU the fastest of chapter 58's and chapter 55's stages and chapter 57's ping-pong kernel, "
+      "timed at set-up on the problem's operands and cached per GPU and shape class (plan line; --replan measures "
+      "again); K not a multiple of 8: on copies of A and B padded to one; sm_90a",
       planned);
 };
 

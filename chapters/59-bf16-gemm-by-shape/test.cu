@@ -115,3 +115,27 @@ TEST_CASE("59: the stage is the one default variant, its candidates and the fall
   CHECK(tut::hopper::needs_sm90a(chapter_variants(), "bf16-gemm-split-k"));
   CHECK_FALSE(tut::hopper::needs_sm90a(chapter_variants(), "bf16-gemm-cp-async-pipeline"));
 }
+
+TEST_CASE("59: K not a multiple of 8 runs on copies of A and B padded to one; a shape set-up did not size throws") {
+  tut::require_supported_gpu();
+  CHECK(gemm_by_shape::padded_k(1) == 8);
+  CHECK(gemm_by_shape::padded_k(4093) == 4096);
+  CHECK(gemm_by_shape::padded_k(4096) == 4096);
+  CHECK_FALSE(gemm_by_shape::needs_padded_k(0));
+  CHECK_FALSE(gemm_by_shape::needs_padded_k(64));
+  const ByShapeStage stage;
+  // Planned and unplanned, one to seven pad columns, the pad buffers' guards and A and B's checksums checked by
+  // check_variants_at (A and B are never written: the copies are).
+  tut::gemm_tc::TcVariant unplanned = stage.variant;
+  unplanned.plan = nullptr;
+  const std::vector<tut::gemm_tc::testing::Shape> ragged = {{1, 1, 1}, {130, 257, 7}, {257, 129, 65}, {64, 300, 1023}};
+  tut::gemm_tc::testing::check_variants_at({stage.variant}, ragged);
+  tut::gemm_tc::testing::check_variants_at({unplanned}, ragged);
+  tut::gemm_tc::testing::check_variants_at({stage.variant}, {{130, 257, 7}}, 1.0f, 0.0f);  // C holds NaN: never read
+  // A launch at a ragged shape the set-up did not see has no padded copies to run on: one clear error, no kernel.
+  stage.variant.setup(128, 128, 33);
+  tut::DeviceBuffer<tut::gemm_tc::bf16> a(128 * 40), b(128 * 40);
+  tut::DeviceBuffer<float> c(128 * 128);
+  CHECK_THROWS_WITH_AS(stage.planned->run(128, 128, 39, 1.0f, a.data(), b.data(), 0.0f, c.data(), 0),
+                       doctest::Contains("set-up did not size them for 128 x 128 x 39"), std::logic_error);
+}
