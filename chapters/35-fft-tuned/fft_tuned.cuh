@@ -7,7 +7,7 @@
 //
 //   N = 8, 16      one thread computes one signal in registers, 256 per block: fft_per_thread_kernel
 //   N = 32..4096   S signals per block, T = N / E threads each, passes of radix E in registers (the last one
-//                  of radix N / E^k), padded shared-memory exchanges: fft_block_kernel<N, Shape, kTable>
+//                  of radix N / E^k), padded shared-memory exchanges: fft_block_kernel<N, Shape, kTw>
 //   N >= 8192      four-step FFT as in chapter 34 (common/fft/four_step.cuh: fft_columns_kernel,
 //                  fft_rows_kernel), running this block_fft with E = 16, padded
 //
@@ -43,18 +43,27 @@ using tut::fft::store_direct;
 using tut::fft::stockham_output_index;
 using tut::fft::twiddle;
 
-// In-block twiddles may come from the table of common/fft/twiddle_table.cuh: W_4096^m rounded once from
-// double, filled once per device by the variant's setup (setup_twiddle_table), read with one L1 hit where
-// sincospif costs some 20 instructions.
-// exp(-2 pi i m / n) for m < n <= 4096, the Twiddle of common/fft/pass_plan.cuh's butterflies: from the
-// table, or (kTable = false) by sincospif as in chapter 33.
-template <bool kTable>
-struct BlockTwiddle {
-  static __device__ __forceinline__ float2 at(int m, int n) {
-    if (kTable) return tut::fft::table_twiddle(m, n);
-    return twiddle(m, n);
-  }
+// Where the in-block twiddles come from (exp(-2 pi i m / n) for m < n, the Twiddle of common/fft/pass_plan.cuh's
+// butterflies):
+//   kSincospif  one sincospif per factor on its exact phase, as in chapter 33 (some 20 instructions each);
+//   kTable      the table of common/fft/twiddle_table.cuh, W_4096^m rounded once from double (n <= 4096), filled once
+//               per device by the variant's setup (setup_twiddle_table), one L1 hit per factor;
+//   kPowers     per butterfly, sincospif at the powers of two and products for the rest (complex.cuh's
+//               twiddle_inputs): about log2(R) sincospif for a radix-R butterfly's R - 1 factors.
+enum class Twiddles { kSincospif, kTable, kPowers };
+
+inline const char* twiddles_name(Twiddles t) {
+  return t == Twiddles::kTable ? "table" : t == Twiddles::kPowers ? "powers" : "sincospif";
+}
+
+template <Twiddles kTw>
+struct BlockTwiddle : tut::fft::SincospifTwiddle {};
+template <>
+struct BlockTwiddle<Twiddles::kTable> {
+  static __device__ __forceinline__ float2 at(int m, int n) { return tut::fft::table_twiddle(m, n); }
 };
+template <>
+struct BlockTwiddle<Twiddles::kPowers> : tut::fft::PowersTwiddle {};
 
 // ---- Padding ------------------------------------------------------------------------------------------------
 // A 64-bit shared-memory access is served per half-warp: conflict-free when its 16 threads touch 16 different
@@ -189,25 +198,25 @@ __device__ __forceinline__ void exchange(float2* v, float2* buf, int t) {
 // The N-point FFT of one signal by its T threads t = 0..T-1. On entry v[i] holds element
 // input_element(t, i), on return output element output_element(t, i). `buf` (kPaddedLength values) is free
 // on return. Every thread of the block must call it (it has barriers).
-template <class Plan, bool kTable>
+template <class Plan, Twiddles kTw>
 __device__ __forceinline__ void block_fft(float2 (&v)[Plan::kPerThread], float2* buf, int t) {
-  butterflies<Plan, 0, BlockTwiddle<kTable>>(v, t);
+  butterflies<Plan, 0, BlockTwiddle<kTw>>(v, t);
   exchange<Plan, 0>(v, buf, t);
-  butterflies<Plan, 1, BlockTwiddle<kTable>>(v, t);
+  butterflies<Plan, 1, BlockTwiddle<kTw>>(v, t);
   if constexpr (Plan::kPasses >= 3) {
     exchange<Plan, 1>(v, buf, t);
-    butterflies<Plan, 2, BlockTwiddle<kTable>>(v, t);
+    butterflies<Plan, 2, BlockTwiddle<kTw>>(v, t);
   }
   if constexpr (Plan::kPasses >= 4) {
     exchange<Plan, 2>(v, buf, t);
-    butterflies<Plan, 3, BlockTwiddle<kTable>>(v, t);
+    butterflies<Plan, 3, BlockTwiddle<kTw>>(v, t);
   }
   static_assert(Plan::kPasses <= 4, "at most four passes");
 }
 
 // S signals per block, T threads each (thread s T + t: signal s, its thread t). A last block with fewer
 // signals still runs every thread through the barriers; the missing signals neither load nor store.
-template <int N, class S, bool kTable>
+template <int N, class S, Twiddles kTw>
 __global__ void __launch_bounds__(ShapePlan<N, S>::kBlockThreads, S::kMinBlocksPerSM) fft_block_kernel(const float2* __restrict__ in,
                                                                                   float2* __restrict__ out,
                                                                                   long long batch) {
@@ -220,7 +229,7 @@ __global__ void __launch_bounds__(ShapePlan<N, S>::kBlockThreads, S::kMinBlocksP
   const bool active = signal < batch;
   float2 v[E];
   load_direct<Plan>(v, in + signal * N, active, t);
-  block_fft<Plan, kTable>(v, buf + s * Plan::kPaddedLength, t);
+  block_fft<Plan, kTw>(v, buf + s * Plan::kPaddedLength, t);
   store_direct<Plan>(v, out + signal * N, active, t);
 }
 
@@ -230,7 +239,7 @@ __global__ void __launch_bounds__(ShapePlan<N, S>::kBlockThreads, S::kMinBlocksP
 // and an odd column stride in the column tile, so that its row-wise transposes are conflict-free.
 constexpr int kFourStepE = 16;
 
-template <bool kTable>
+template <Twiddles kTw>
 struct FourStepFft {
   template <int N>
   using Plan = BlockPlan<N, kFourStepE>;
@@ -242,7 +251,7 @@ struct FourStepFft {
   static __device__ __forceinline__ int slot(int element) { return padded<kFourStepE>(element); }
   template <int N>
   static __device__ __forceinline__ void run(float2 (&v)[kFourStepE], float2* buf, int t) {
-    block_fft<Plan<N>, kTable>(v, buf, t);
+    block_fft<Plan<N>, kTw>(v, buf, t);
   }
 };
 
@@ -255,19 +264,19 @@ inline std::size_t workspace_bytes(int log2n, long long batch) {
   return tut::fft::four_step_workspace_bytes(log2n, batch);
 }
 
-template <int N, class S, bool kTable>
+template <int N, class S, Twiddles kTw>
 void launch_block(const float2* in, float2* out, long long batch, cudaStream_t stream) {
   using SP = ShapePlan<N, S>;
   const long long blocks = (batch + SP::kSignals - 1) / SP::kSignals;
-  fft_block_kernel<N, S, kTable><<<static_cast<unsigned>(blocks), SP::kBlockThreads, 0, stream>>>(in, out, batch);
+  fft_block_kernel<N, S, kTw><<<static_cast<unsigned>(blocks), SP::kBlockThreads, 0, stream>>>(in, out, batch);
   TUT_CHECK_LAUNCH();
 }
 
-template <class S, bool kTable>
+template <class S, Twiddles kTw>
 void launch_signals_per_block(const float2* in, float2* out, int log2n, long long batch, cudaStream_t stream) {
   tut::fft::dispatch_length<5, kMaxBlockLog2n>(
       log2n, "fft_tuned::launch_signals_per_block",
-      [&](auto n) { launch_block<decltype(n)::value, S, kTable>(in, out, batch, stream); });
+      [&](auto n) { launch_block<decltype(n)::value, S, kTw>(in, out, batch, stream); });
 }
 
 template <int N>
@@ -283,26 +292,26 @@ void launch_per_thread(const float2* in, float2* out, long long batch, cudaStrea
 
 // "fft_tuned::fft<E=16, 256 threads, min 3 blocks/SM, table>": which candidate, in error messages (E=0: the
 // two-pass rule). Built only when one is thrown.
-template <class S, bool kTable>
+template <class S, Twiddles kTw>
 std::string variant_label() {
   return "fft_tuned::fft<E=" + std::to_string(S::kValuesPerThread) + ", " + std::to_string(S::kBlockThreads) +
-         " threads, min " + std::to_string(S::kMinBlocksPerSM) + " blocks/SM, " + (kTable ? "table" : "sincospif") +
-         ">";
+         " threads, min " + std::to_string(S::kMinBlocksPerSM) + " blocks/SM, " + twiddles_name(kTw) + ">";
 }
 
-// The three regimes behind one entry point, for one launch shape S of the block regime. kTable: in-block
+// The three regimes behind one entry point, for one launch shape S of the block regime. kTw = kTable: in-block
 // twiddles from the table, which the variant's setup must have filled on this device (main.cu); the launch
 // only checks.
-template <class S, bool kTable = true>
+template <class S, Twiddles kTw = Twiddles::kTable>
 void fft(const float2* in, float2* out, int log2n, long long batch, void* workspace, cudaStream_t stream) {
   if (log2n < kMinLog2n || log2n > kMaxLog2n)
-    tut::fft::throw_unsupported_length(variant_label<S, kTable>().c_str(), log2n, kMinLog2n, kMaxLog2n);
+    tut::fft::throw_unsupported_length(variant_label<S, kTw>().c_str(), log2n, kMinLog2n, kMaxLog2n);
   if (batch <= 0) return;
   if (log2n == 3) return launch_per_thread<8>(in, out, batch, stream);
   if (log2n == 4) return launch_per_thread<16>(in, out, batch, stream);
-  if (kTable && !tut::fft::twiddle_table_filled()) tut::fft::throw_twiddle_table_missing(variant_label<S, kTable>());
-  if (log2n <= kMaxBlockLog2n) return launch_signals_per_block<S, kTable>(in, out, log2n, batch, stream);
-  tut::fft::launch_four_step<FourStepFft<kTable>>(in, out, log2n, batch, static_cast<float2*>(workspace), stream,
+  if (kTw == Twiddles::kTable && !tut::fft::twiddle_table_filled())
+    tut::fft::throw_twiddle_table_missing(variant_label<S, kTw>());
+  if (log2n <= kMaxBlockLog2n) return launch_signals_per_block<S, kTw>(in, out, log2n, batch, stream);
+  tut::fft::launch_four_step<FourStepFft<kTw>>(in, out, log2n, batch, static_cast<float2*>(workspace), stream,
                                                   "fft_tuned::launch_four_step");
 }
 
@@ -312,17 +321,19 @@ void fft(const float2* in, float2* out, int log2n, long long batch, void* worksp
 // instead of 0.78x cuFFT at N = 64 (the plan), and sincospif instead of the table 1.01x instead of 0.76x at
 // N = 256. At N = 2048 and 4096 two passes need 32 and 64 values per thread, and radix-16 passes (E = 16, three of
 // them) with sincospif were faster: 0.88x cuFFT against the two-pass plan's 0.69x and 0.72x in one run, 0.84x as
-// the stage in the next (README "The stage by length").
+// the stage in the next (README "The stage by length"). There the H200 showed the stage issue-bound (ncu at N = 2048:
+// issue slots 75% busy, DRAM 75%), with a sincospif per twiddle a third of its instructions: the twiddles are now
+// computed per butterfly (kPowers), log2(R) sincospif for R - 1 factors (README "Twiddles per butterfly").
 using StageShape = Shape<0, 256>;
 using StageShapeLong = Shape<16, 256>;  // N = 2048, 4096
 constexpr int kStageLongFromLog2n = 11;
-constexpr bool kStageTwiddleTable = false;
+constexpr Twiddles kStageTwiddles = Twiddles::kPowers;
 
 inline void fft_tuned(const float2* in, float2* out, int log2n, long long batch, void* workspace,
                       cudaStream_t stream) {
   if (log2n >= kStageLongFromLog2n && log2n <= kMaxBlockLog2n)
-    return fft<StageShapeLong, kStageTwiddleTable>(in, out, log2n, batch, workspace, stream);
-  fft<StageShape, kStageTwiddleTable>(in, out, log2n, batch, workspace, stream);
+    return fft<StageShapeLong, kStageTwiddles>(in, out, log2n, batch, workspace, stream);
+  fft<StageShape, kStageTwiddles>(in, out, log2n, batch, workspace, stream);
 }
 
 }  // namespace fft_tuned

@@ -10,7 +10,7 @@
 #include "stage_plan.cuh"
 
 namespace {
-template <class S, bool kTable = true>
+template <class S, fft_tuned::Twiddles kTw = fft_tuned::Twiddles::kTable>
 tut::fft::FftVariant candidate(const std::string& name, const std::string& description, bool on_demand) {
   tut::fft::FftVariant v;
   v.name = name;
@@ -18,11 +18,11 @@ tut::fft::FftVariant candidate(const std::string& name, const std::string& descr
   v.min_log2n = fft_tuned::kMinLog2n;
   v.max_log2n = fft_tuned::kMaxLog2n;
   v.workspace_bytes = fft_tuned::workspace_bytes;
-  if (kTable) {
+  if (kTw == fft_tuned::Twiddles::kTable) {
     v.setup = tut::fft::setup_twiddle_table;  // once per device, before any run (the launch only checks)
     v.forget_setup = tut::fft::discard_twiddle_table;  // this file's table (the test of the launch's refusal)
   }
-  v.launch = fft_tuned::fft<S, kTable>;
+  v.launch = fft_tuned::fft<S, kTw>;
   v.on_demand = on_demand;
   return v;
 }
@@ -30,10 +30,11 @@ tut::fft::FftVariant candidate(const std::string& name, const std::string& descr
 // The stage: candidate()'s fields, launched through fft_tuned::fft_tuned, which picks the shape by length; the
 // workload's setup() plans it for this GPU among stage_choice()'s candidates (stage_plan.cuh).
 tut::fft::FftVariant stage() {
-  tut::fft::FftVariant v = candidate<fft_tuned::StageShape, fft_tuned::kStageTwiddleTable>(
+  tut::fft::FftVariant v = candidate<fft_tuned::StageShape, fft_tuned::kStageTwiddles>(
       "fft-tuned",
       "N=32..1024: chapter 34's two-pass plan (E = 8..64 values per thread), N=2048,4096: radix-16 passes; blocks of "
-      "up to 256 threads (several signals for N<4096), padded exchanges, sincospif twiddles; N=8,16: 256 signals per "
+      "up to 256 threads (several signals for N<4096), padded exchanges, twiddles per butterfly (sincospif at powers "
+      "of two, products for the rest); N=8,16: 256 signals per "
       "block, 16-byte loads; N>=8192: four-step",
       false);
   v.launch = fft_tuned::fft_tuned;
@@ -45,6 +46,7 @@ tut::fft::FftVariant stage() {
 // The stage first, then the tuning candidates (each covers every N; they differ for N = 32..4096 only).
 std::vector<tut::fft::FftVariant> tuned_variants() {
   using fft_tuned::Shape;
+  using fft_tuned::Twiddles;
   return {
       stage(),
       candidate<Shape<16, 256>>("e16-t256", "16 values per thread (radix-16 passes, 2-3 per N), 256-thread blocks, "
@@ -56,14 +58,25 @@ std::vector<tut::fft::FftVariant> tuned_variants() {
                                true),
       candidate<Shape<0, 128>>("two-pass-t128",
                                "chapter 34's two passes (E = 8..64 values per thread), blocks of 128 threads", true),
-      candidate<Shape<0, 256>>("twiddle-table", "the stage with the twiddle table instead of sincospif", true),
+      candidate<Shape<0, 256>>("twiddle-table", "the stage's shape up to N=1024 with the twiddle table", true),
       candidate<Shape<16, 256, 3>>("e16-t256-3blocks",
                                    "e16-t256 with __launch_bounds__(256, 3): at most 85 registers", true),
-      candidate<Shape<16, 256>, false>("e16-t256-sincospif", "e16-t256 with sincospif twiddles", true),
-      candidate<fft_tuned::StageShape, false>(
+      candidate<Shape<16, 256>, Twiddles::kSincospif>("e16-t256-sincospif",
+                                                      "e16-t256 with a sincospif per twiddle (the stage's N=2048, "
+                                                      "4096 before twiddles per butterfly)",
+                                                      true),
+      candidate<fft_tuned::StageShape, Twiddles::kSincospif>(
           "two-pass-t256-sincospif",
-          "the stage's shape up to N=1024 at every N: chapter 34's two passes, sincospif twiddles (the stage's "
-          "plan measures it against e16-t256-sincospif at N=2048, 4096)",
+          "the stage's shape up to N=1024 at every N, a sincospif per twiddle (the stage up to N=1024 before "
+          "twiddles per butterfly)",
+          true),
+      candidate<Shape<16, 256>, Twiddles::kPowers>(
+          "e16-t256-powers", "e16-t256 with twiddles per butterfly (the stage at N=2048, 4096 where its plan keeps it)",
+          true),
+      candidate<fft_tuned::StageShape, Twiddles::kPowers>(
+          "two-pass-t256-powers",
+          "the stage's shape up to N=1024 at every N, twiddles per butterfly (the stage's plan measures it against "
+          "e16-t256-powers at N=2048, 4096)",
           true),
   };
 }

@@ -2,14 +2,15 @@
 // GPU, and why. common/fft/fft_plan.cuh chooses; this file lists the candidates at each length, the default (the
 // configuration fft_tuned() runs) first:
 //   N = 8, 16       one kernel (a signal per thread): nothing to choose;
-//   N = 32 .. 1024  one shape, chapter 34's two passes with sincospif (the stage's choice from the H200's
-//                   --variant all, README "How the stage was chosen");
-//   N = 2048, 4096  the stage's radix-16 passes (e16-t256-sincospif) or its two passes (two-pass-t256-sincospif,
-//                   the stage before commit f18eb3b): both keep far more in flight than Little's law asks on an
+//   N = 32 .. 1024  one shape, chapter 34's two passes (the stage's choice from the H200's --variant all, README
+//                   "How the stage was chosen");
+//   N = 2048, 4096  the stage's radix-16 passes (e16-t256-powers) or its two passes (two-pass-t256-powers, the
+//                   stage's shape before commit f18eb3b): both keep far more in flight than Little's law asks on an
 //                   H100 or H200, so the model cannot tell them apart and a short search on the stage's own
 //                   buffers does;
 //   N >= 8192       the four-step (E = 16): one configuration.
-// Chapters 36 to 38 take these candidates at the lengths where their stages run this one.
+// Every candidate computes its twiddles per butterfly (kStageTwiddles). Chapters 36 to 38 take these candidates at
+// the lengths where their stages run this one.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -23,15 +24,15 @@
 
 namespace fft_tuned {
 
-// What fft_block_kernel<N, S, kTable> keeps resident on the current device at 2^log2n (32 .. 4096).
-template <class S, bool kTable>
+// What fft_block_kernel<N, S, kTw> keeps resident on the current device at 2^log2n (32 .. 4096).
+template <class S, Twiddles kTw>
 tut::fft::FftResidency block_residency(int log2n) {
   tut::fft::FftResidency r;
   tut::fft::dispatch_length<5, kMaxBlockLog2n>(log2n, "fft_tuned::block_residency", [&](auto n) {
     constexpr int N = decltype(n)::value;
     using SP = ShapePlan<N, S>;
     int blocks = 0;
-    TUT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fft_block_kernel<N, S, kTable>,
+    TUT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fft_block_kernel<N, S, kTw>,
                                                                  SP::kBlockThreads, 0));
     r = {static_cast<double>(blocks), static_cast<double>(SP::kSignals)};
   });
@@ -46,10 +47,10 @@ inline tut::fft::FftResidency per_thread_residency(int log2n) {
   return {static_cast<double>(blocks), static_cast<double>(kPerThreadBlock)};
 }
 
-// The block-regime candidate of shape S with sincospif twiddles (the stage's twiddles), launched as `launch`.
+// The block-regime candidate of shape S with the stage's twiddles, launched as `launch`.
 template <class S>
 tut::fft::FftCandidate block_candidate(const char* name, int log2n, tut::fft::FftLaunch launch) {
-  return {name, std::move(launch), [log2n] { return block_residency<S, kStageTwiddleTable>(log2n); }};
+  return {name, std::move(launch), [log2n] { return block_residency<S, kStageTwiddles>(log2n); }};
 }
 
 // The stage's candidates at 2^log2n, the default first.
@@ -58,11 +59,11 @@ inline tut::fft::FftChoice stage_choice(int log2n) {
     return {{{"per-thread", fft_tuned, [log2n] { return per_thread_residency(log2n); }}},
             "N = 8 and 16 run one kernel, a signal per thread: nothing to choose"};
   if (log2n < kStageLongFromLog2n)
-    return {{block_candidate<StageShape>("two-pass-t256-sincospif", log2n, fft_tuned)},
+    return {{block_candidate<StageShape>("two-pass-t256-powers", log2n, fft_tuned)},
             "one shape up to N = 1024: chapter 34's two passes"};
   if (log2n <= kMaxBlockLog2n)
-    return {{block_candidate<StageShapeLong>("e16-t256-sincospif", log2n, fft_tuned),
-             block_candidate<StageShape>("two-pass-t256-sincospif", log2n, fft<StageShape, kStageTwiddleTable>)},
+    return {{block_candidate<StageShapeLong>("e16-t256-powers", log2n, fft_tuned),
+             block_candidate<StageShape>("two-pass-t256-powers", log2n, fft<StageShape, kStageTwiddles>)},
             ""};
   tut::fft::FftChoice four_step{{{"four-step-e16", fft_tuned, {}}}, "the four-step (E = 16): one configuration"};
   four_step.candidates[0].passes = 2;

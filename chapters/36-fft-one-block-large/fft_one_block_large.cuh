@@ -116,7 +116,7 @@ __device__ __forceinline__ void store_staged(const float2 (&v)[Plan::kPerThread]
 // S signals per block, T threads each (thread s T + t: signal s, its thread t), one padded buffer of
 // N + N/E values per signal in dynamic shared memory. One read and one write of global memory per element.
 // A last block with fewer signals still runs every thread through the barriers; missing signals neither load
-// nor store. Twiddles by sincospif (chapter 35's table covers N <= 4096 only).
+// nor store. Twiddles as chapter 35's stage computes them, per butterfly (its table covers N <= 4096 only).
 template <int N, class S, bool kStagedIo>
 __global__ void __maxnreg__((LaunchPlan<N, S>::kMaxRegisters))
     fft_one_block_kernel(const float2* __restrict__ in, float2* __restrict__ out, long long batch) {
@@ -132,7 +132,7 @@ __global__ void __maxnreg__((LaunchPlan<N, S>::kMaxRegisters))
   float2 v[Plan::kPerThread];
   if constexpr (kStagedIo) load_staged<Plan>(v, src, buf, active, t);
   else tut::fft::load_direct<Plan>(v, src, active, t);
-  fft_tuned::block_fft<Plan, false>(v, buf, t);
+  fft_tuned::block_fft<Plan, fft_tuned::kStageTwiddles>(v, buf, t);
   if constexpr (kStagedIo) store_staged<Plan>(v, dst, buf, active, t);
   else tut::fft::store_direct<Plan>(v, dst, active, t);
 }

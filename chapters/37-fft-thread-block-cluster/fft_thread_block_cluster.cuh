@@ -144,7 +144,8 @@ __device__ __forceinline__ void gather_row(const Cluster& cluster, float2* share
 }
 
 // ---- The kernel ----------------------------------------------------------------------------------------------
-// One cluster of C blocks per signal (grid: batch x C blocks, cluster (C, 1, 1)). Twiddles by sincospif.
+// One cluster of C blocks per signal (grid: batch x C blocks, cluster (C, 1, 1)). Twiddles in a block FFT as chapter
+// 35's stage computes them (per butterfly); between the two FFTs by sincospif.
 template <int N, class S>
 __global__ void __maxnreg__((ClusterPlan<N, S>::kMaxRegisters))
     fft_cluster_kernel(const float2* __restrict__ in, float2* __restrict__ out) {
@@ -167,7 +168,7 @@ __global__ void __maxnreg__((ClusterPlan<N, S>::kMaxRegisters))
     const int j2 = rank * P::W + c;
     float2* column = shared + c * P::kColumnStride;
     load_column<P>(src, j2, t, v);
-    fft_tuned::block_fft<ColumnPlan, false>(v, column, t);  // leaves the column buffer free
+    fft_tuned::block_fft<ColumnPlan, fft_tuned::kStageTwiddles>(v, column, t);  // leaves the column buffer free
 #pragma unroll
     for (int i = 0; i < E; ++i) {
       const int k1 = fft_tuned::output_element<ColumnPlan>(t, i);
@@ -194,7 +195,7 @@ __global__ void __maxnreg__((ClusterPlan<N, S>::kMaxRegisters))
   }
 
   // 5. Row phase: N2-point FFT of row k1, output k2 to X[k1 + N1 k2].
-  fft_tuned::block_fft<RowPlan, false>(v, shared + P::kRowOffset + r * P::kRowStride, t);
+  fft_tuned::block_fft<RowPlan, fft_tuned::kStageTwiddles>(v, shared + P::kRowOffset + r * P::kRowStride, t);
 #pragma unroll
   for (int i = 0; i < E; ++i) dst[k1 + P::N1 * fft_tuned::output_element<RowPlan>(t, i)] = v[i];
   if constexpr (S::kSplitBarrier) cluster.barrier_wait();

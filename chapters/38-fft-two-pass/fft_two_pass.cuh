@@ -106,7 +106,8 @@ __host__ __device__ constexpr bool compiled_out_here() {
 }
 
 // ---- Pass 1: column FFTs, twiddle, stored in place of the columns ------------------------------------------
-// One block per W adjacent columns of one signal (grid: batch x N2 / W). Twiddles by sincospif.
+// One block per W adjacent columns of one signal (grid: batch x N2 / W). Twiddles in a block FFT as
+// chapter 35's stage computes them (per butterfly); between the two passes by sincospif.
 template <int kLog2n, class S>
 __global__ void __maxnreg__((Pass<kLog2n, S, false>::kMaxRegisters))
     fft_columns_kernel(const float2* __restrict__ in, float2* __restrict__ y) {
@@ -125,7 +126,7 @@ __global__ void __maxnreg__((Pass<kLog2n, S, false>::kMaxRegisters))
     float2 v[E];
 #pragma unroll
     for (int i = 0; i < E; ++i) v[i] = src[fft_tuned::input_element<Plan>(t, i) * N2];
-    fft_tuned::block_fft<Plan, false>(v, shared + c * P::kStride, t);
+    fft_tuned::block_fft<Plan, fft_tuned::kStageTwiddles>(v, shared + c * P::kStride, t);
 #pragma unroll
     for (int i = 0; i < E; ++i) {
       const int k1 = fft_tuned::output_element<Plan>(t, i);
@@ -154,7 +155,7 @@ __global__ void __maxnreg__((Pass<kLog2n, S, true>::kMaxRegisters))
     float2 v[E];
 #pragma unroll
     for (int i = 0; i < E; ++i) v[i] = src[fft_tuned::input_element<Plan>(t, i)];
-    fft_tuned::block_fft<Plan, false>(v, row, t);  // leaves the row's buffer free
+    fft_tuned::block_fft<Plan, fft_tuned::kStageTwiddles>(v, row, t);  // leaves the row's buffer free
     // The transpose: output k2 of row r into the buffer, then W adjacent rows (k1) at one k2 per run of stores.
 #pragma unroll
     for (int i = 0; i < E; ++i) row[fft_tuned::padded<E>(fft_tuned::output_element<Plan>(t, i))] = v[i];

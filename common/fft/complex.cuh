@@ -36,4 +36,34 @@ __device__ __forceinline__ float2 twiddle(int m, int n) {
   return make_float2(c, s);
 }
 
+// A radix-R butterfly's inputs times their twiddles, v[r] *= exp(-2 pi i r k / n) for r = 1 .. R - 1 (r k < n as
+// above), with about log2(R) sincospif instead of R - 1. Up to r = 15 the factors at powers of two h come from
+// sincospif on the exact phase, and w[h + l] = w[h] w[l] for l < h; each is applied as soon as it is made, so the
+// last group's die at once. From r = 16 on, r = 16 q + l takes w[l] times one more sincospif factor per q, so that
+// at most 16 factors sit in registers beside v (R = 32 and 64). No factor is more than 4 products from sincospif
+// (each product adds about one ulp); sincospif calls: 4 for R = 16, 5 for 32, 7 for 64.
+template <int R>
+__device__ __forceinline__ void twiddle_inputs(float2* v, int k, int n) {
+  static_assert(R >= 2 && R <= 64 && (R & (R - 1)) == 0, "R is a power of two, 2..64");
+  constexpr int G = R < 16 ? R : 16;
+  float2 w[G];
+#pragma unroll
+  for (int h = 1; h < G; h *= 2) {
+    w[h] = twiddle(h * k, n);
+    v[h] = cmul(v[h], w[h]);
+#pragma unroll
+    for (int l = 1; l < h; ++l) {
+      w[h + l] = cmul(w[h], w[l]);  // h < h + l < 2h
+      v[h + l] = cmul(v[h + l], w[h + l]);
+    }
+  }
+#pragma unroll
+  for (int q = 1; q < R / G; ++q) {
+    const float2 wq = twiddle(q * G * k, n);
+    v[q * G] = cmul(v[q * G], wq);
+#pragma unroll
+    for (int l = 1; l < G; ++l) v[q * G + l] = cmul(v[q * G + l], cmul(wq, w[l]));
+  }
+}
+
 }  // namespace tut::fft

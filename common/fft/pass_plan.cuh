@@ -6,6 +6,8 @@
 
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 #include "dft_registers.cuh"
 
 namespace tut::fft {
@@ -48,6 +50,14 @@ __device__ __forceinline__ int output_element(int t, int i) {
 // b being j = t + b T; v[b R + r] holds its input r on entry, output r on exit. Input r is first multiplied by
 // W_(Ns R)^(r (j mod Ns)), Ns = Plan::stride(kPass), which Twiddle::at(m, n) = exp(-2 pi i m / n) supplies: the
 // one thing the stages change here (sincospif, a table).
+// A Twiddle may instead twiddle a butterfly's inputs at once (kByButterfly = true and a static inputs<R>(v, k, n):
+// v[r] *= W_n^(r k)), as PowersTwiddle does.
+template <class Twiddle, class = void>
+struct twiddles_by_butterfly : std::false_type {};
+template <class Twiddle>
+struct twiddles_by_butterfly<Twiddle, std::void_t<decltype(Twiddle::kByButterfly)>>
+    : std::bool_constant<Twiddle::kByButterfly> {};
+
 template <class Plan, int kPass, class Twiddle>
 __device__ __forceinline__ void butterflies(float2* v, int t) {
   constexpr int E = Plan::kPerThread, T = Plan::kThreads, R = Plan::radix(kPass), Ns = Plan::stride(kPass);
@@ -56,8 +66,12 @@ __device__ __forceinline__ void butterflies(float2* v, int t) {
     const int j = t + b * T;
     if (Ns > 1) {
       const int k = j % Ns;
+      if constexpr (twiddles_by_butterfly<Twiddle>::value) {
+        Twiddle::template inputs<R>(v + b * R, k, Ns * R);
+      } else {
 #pragma unroll
-      for (int r = 1; r < R; ++r) v[b * R + r] = cmul(v[b * R + r], Twiddle::at(r * k, Ns * R));
+        for (int r = 1; r < R; ++r) v[b * R + r] = cmul(v[b * R + r], Twiddle::at(r * k, Ns * R));
+      }
     }
     dft_in_registers<R>(v + b * R);
   }
@@ -66,6 +80,16 @@ __device__ __forceinline__ void butterflies(float2* v, int t) {
 // The Twiddle of butterflies that computes each factor by sincospif on its exact phase (complex.cuh).
 struct SincospifTwiddle {
   static __device__ __forceinline__ float2 at(int m, int n) { return twiddle(m, n); }
+};
+
+// The Twiddle of butterflies that twiddles a butterfly's inputs together: sincospif at the powers of two, products
+// for the rest (complex.cuh's twiddle_inputs), about log2(R) sincospif per butterfly instead of R - 1.
+struct PowersTwiddle {
+  static constexpr bool kByButterfly = true;
+  template <int R>
+  static __device__ __forceinline__ void inputs(float2* v, int k, int n) {
+    twiddle_inputs<R>(v, k, n);
+  }
 };
 
 // One signal's values between global memory and registers, direct: v[i] = x[input_element(t, i)] before the FFT
