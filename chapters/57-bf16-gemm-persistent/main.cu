@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "gemm_cluster_multicast.cuh"  // an experimental candidate: clusters of 2 CTAs share B by TMA multicast
 #include "gemm_multistage.cuh"  // chapter 53's stage: the fallback off sm_90a
 #include "gemm_persistent.cuh"
 #include "gemm_pingpong.cuh"    // an experimental candidate: the consumers take turns on whole tiles
@@ -49,6 +50,16 @@ tut::gemm_tc::TcVariant pingpong_variant(const std::string& name, const std::str
                       gemm_pingpong::setup_gemm_pingpong<kStages, kBandRows>);
 }
 
+// The cluster-multicast kernel (gemm_cluster_multicast.cuh) as a variant; grid_blocks as above (floor(grid_blocks /
+// 2) clusters of 2 CTAs, at least one).
+template <int kStages, int kBandRows>
+tut::gemm_tc::TcVariant cluster_multicast_variant(const std::string& name, const std::string& description,
+                                                  bool on_demand, int grid_blocks) {
+  return grid_variant(name, description, on_demand, grid_blocks, gemm_cluster_multicast::gemm<kStages, kBandRows>,
+                      gemm_cluster_multicast::gemm_on_grid<kStages, kBandRows>,
+                      gemm_cluster_multicast::setup_gemm_cluster_multicast<kStages, kBandRows>);
+}
+
 }  // namespace
 
 // The stage and its candidates (on demand: --variant NAME or --variant all); grid_blocks as above.
@@ -81,6 +92,15 @@ std::vector<tut::gemm_tc::TcVariant> persistent_variants(int grid_blocks = 0) {
               std::to_string(gemm_pingpong::Tile<gemm_pingpong::kCandidateStages>::kSharedBytes / 1024) +
               " KiB, bands of " +
               std::to_string(gemm_persistent::kDefaultBandRows<128>) + " tile-rows)",
+          true, grid_blocks),
+      cluster_multicast_variant<gemm_cluster_multicast::kCandidateStages, gemm_cluster_multicast::kPairBandRows>(
+          "cluster-multicast",
+          "experimental: the stage's kernel in clusters of 2 CTAs that take tile-rows 2p and 2p + 1 of one "
+          "tile-column: each CTA loads its A slice and half of the shared 256 x 64 B slice, multicast by TMA into "
+          "both (32 KiB per CTA and slice from L2 instead of 48); the empty barriers count both CTAs' consumers "
+          "(128 x 256 x 64, " +
+              std::to_string(gemm_cluster_multicast::kCandidateStages) + " stages, bands of " +
+              std::to_string(gemm_cluster_multicast::kPairBandRows) + " pair-rows; sm_90a)",
           true, grid_blocks),
   };
 }

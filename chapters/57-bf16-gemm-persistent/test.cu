@@ -5,7 +5,10 @@
 // (chapter 54's kernel); problems with more tiles than SMs on the full grid; the register split the kernels were
 // compiled for; and the set-up contract. The ping-pong candidate (gemm_pingpong.cuh) runs in all of these, and
 // alone where its consumers' turns can go wrong: one tile (consumer 1 idle), odd tile counts per block, 2 grid + 1
-// tiles. sm_90a only: elsewhere the program skips (exit 77) with one line. The
+// tiles. The cluster-multicast candidate (gemm_cluster_multicast.cuh) runs in all of these too, and alone where its
+// clusters can go wrong: a pair's second tile partly or wholly past M (odd tile-row counts, M = 129, M <= 128), B's
+// second half past N, one tile, fewer tile pairs than clusters, odd pair counts per cluster, 2 clusters + 1 pairs.
+// sm_90a only: elsewhere the program skips (exit 77) with one line. The
 // schedule's indices and the ring's protocol are checked on the host too (test_persistent_schedule.cpp).
 #define TUT_CHAPTER_NO_MAIN
 #include "main.cu"
@@ -66,6 +69,15 @@ TEST_CASE("57: a ping-pong launch before setup_gemm_pingpong() throws instead of
       [] { gemm_pingpong::setup_done<kStages, kBand>.require("57", "setup_gemm_pingpong"); },
       [] { gemm_pingpong::gemm<kStages, kBand>(128, 128, 64, 1.0f, nullptr, nullptr, 0.0f, nullptr, 0); },
       "setup_gemm_pingpong");
+}
+
+TEST_CASE("57: a cluster-multicast launch before setup_gemm_cluster_multicast() throws instead of setting up") {
+  constexpr int kStages = gemm_cluster_multicast::kCandidateStages;
+  constexpr int kBand = gemm_cluster_multicast::kPairBandRows;
+  tut::gemm_tc::testing::check_launch_before_setup_throws(
+      [] { gemm_cluster_multicast::setup_done<kStages, kBand>.require("57", "setup_gemm_cluster_multicast"); },
+      [] { gemm_cluster_multicast::gemm<kStages, kBand>(128, 256, 64, 1.0f, nullptr, nullptr, 0.0f, nullptr, 0); },
+      "setup_gemm_cluster_multicast");
 }
 
 TUT_TC_CHAPTER_TESTS(chapter_spec(), persistent_variants())
@@ -143,6 +155,65 @@ TEST_CASE("57: ping-pong: one tile (consumer 1 idle), odd tile counts per block,
   tut::gemm_tc::testing::check_variants_at(pingpong_variants(0), {{1000, 1000, 328}, {128 * (2 * sms + 1), 100, 72}});
 }
 
+// The cluster-multicast candidate alone (grid_blocks as persistent_variants': floor(blocks / 2) clusters, at least
+// one).
+std::vector<tut::gemm_tc::TcVariant> cluster_variants(int blocks) {
+  std::vector<tut::gemm_tc::TcVariant> v;
+  for (auto& variant : persistent_variants(blocks))
+    if (variant.name.rfind("cluster-multicast", 0) == 0) v.push_back(variant);
+  REQUIRE(v.size() == 1);
+  return v;
+}
+
+TEST_CASE("57: clusters: the clusters each grid gives") {
+  // grid_blocks 1 to 3: one cluster; 7: three; never more than the tile pairs (here 2 x 3 pairs: 3 x 3 tiles).
+  CHECK(gemm_cluster_multicast::clusters_for(640, 768, 1) == 1);
+  CHECK(gemm_cluster_multicast::clusters_for(640, 768, 3) == 1);
+  CHECK(gemm_cluster_multicast::clusters_for(640, 768, 7) == 3);
+  CHECK(gemm_cluster_multicast::clusters_for(640, 768, 132) == 9);
+  CHECK(gemm_cluster_multicast::clusters_for(129, 1, 132) == 1);
+  CHECK(gemm_cluster_multicast::clusters_for(4096, 4096, 132) == 66);
+  CHECK(gemm_cluster_multicast::clusters_for(4096, 4096, 132, 60) == 60);
+  CHECK(gemm_cluster_multicast::clusters_for(4096, 4096, 7, 60) == 3);
+}
+
+TEST_CASE("57: cluster-multicast: pairs' second tiles past M, B halves past N, one tile, odd and few pairs") {
+  const Watchdog dog("cluster-multicast tile pairs", kCaseSeconds);
+  // Tiles of 128 x 256, pairs of two tile-rows. M: 384 and 640 (3 and 5 tile-rows: the last pair's second tile
+  // wholly past M), 129 (its second tile one row), 100 and 1 (one tile-row: every pair's second tile past M), 256
+  // (even). N: 100 (B's second half wholly past N), 513 (the last tile-column one column), 256. Pair counts 1 (one
+  // tile in all: 128 x 256, 1 x 1), 2, 3, 4, 5, 6, 9; K: 1, 2, 3, 4 (the stages), 5, 9, 13 and 25 slices, ragged
+  // ones too, so that the ring runs on across pairs at many offsets.
+  const std::vector<tut::gemm_tc::testing::Shape> shapes = {
+      {128, 256, 64},  {1, 1, 64},       {129, 256, 64},  {129, 513, 200}, {100, 300, 448}, {384, 256, 128},
+      {640, 513, 328}, {384, 100, 256},  {256, 100, 72},  {640, 768, 832}, {1, 1100, 1544}, {1000, 600, 576},
+      {256, 1025, 1600}};
+  // 2, 4, 6 and 14 blocks: 1, 2, 3 and 7 clusters; 1 block: one cluster still.
+  for (int blocks : {1, 2, 4, 6, 14}) tut::gemm_tc::testing::check_variants_at(cluster_variants(blocks), shapes);
+  // 2 clusters + 1 pairs on 1, 2, 3 and 7 clusters (odd pair counts per cluster: 3 on one, 3 and 2 on two, ...),
+  // the last pair-row's second tile wholly past M (tile-rows 2 (2 c + 1) - 1) or one row (M = 256 (2 c + 1) - 127).
+  for (int clusters : {1, 2, 3, 7}) {
+    const int pair_rows = 2 * clusters + 1;
+    tut::gemm_tc::testing::check_variants_at(cluster_variants(2 * clusters),
+                                             {{256 * pair_rows, 256, 64},
+                                              {256 * pair_rows - 128, 200, 136},
+                                              {256 * pair_rows - 127, 257, 200}});
+  }
+  // beta = 0 with C full of NaN, alpha = -2: neither CTA's tiles read C, the out-of-range second tiles included.
+  for (int blocks : {2, 6})
+    tut::gemm_tc::testing::check_variants_at(cluster_variants(blocks),
+                                             {{128, 256, 64}, {129, 513, 200}, {384, 100, 256}, {640, 768, 832}},
+                                             -2.0f, 0.0f);
+  // The program's grid (floor(SMs in use / 2) clusters): fewer pairs than clusters (8 x 4 tiles: 16 pairs), a
+  // second tile past M with one pair in all, and 2 clusters + 1 pairs (one cluster takes 2 pairs) down one
+  // tile-column at an odd tile-row count (the last second tile wholly past M) and along one pair-row.
+  const int clusters = std::max(tut::sm_count_in_use(tut::current_device()) / 2, 1);
+  tut::gemm_tc::testing::check_variants_at(cluster_variants(0), {{1000, 1000, 328},
+                                                                 {129, 2, 64},
+                                                                 {256 * (2 * clusters + 1) - 128, 256, 72},
+                                                                 {256, 256 * (2 * clusters + 1), 72}});
+}
+
 // The kernels as compiled (common/hopper/hopper_testing.cuh): the registers their split assumes, no spills, one
 // block per SM.
 template <int kBlockN, int kStages, int kBandRows>
@@ -163,6 +234,17 @@ TEST_CASE("57: each kernel launches with the registers its split assumes, spills
   gemm_pingpong::setup_gemm_pingpong<gemm_pingpong::kCandidateStages, kPingPongBand>("ping-pong");
   tut::hopper::testing::check_register_split<gemm_pingpong::Tile<gemm_pingpong::kCandidateStages>>(
       "ping-pong", gemm_pingpong::gemm_pingpong_kernel<gemm_pingpong::kCandidateStages, kPingPongBand>, true);
+  constexpr int kClusterStages = gemm_cluster_multicast::kCandidateStages;
+  constexpr int kClusterBand = gemm_cluster_multicast::kPairBandRows;
+  gemm_cluster_multicast::setup_gemm_cluster_multicast<kClusterStages, kClusterBand>("cluster-multicast");
+  tut::hopper::testing::check_register_split<gemm_cluster_multicast::Tile<kClusterStages>>(
+      "cluster-multicast", gemm_cluster_multicast::gemm_cluster_multicast_kernel<kClusterStages, kClusterBand>, true);
+  // The clusters of two the GPU holds at once: the persistent grid takes no more.
+  const int clusters = gemm_cluster_multicast::setup_done<kClusterStages, kClusterBand>.require("57", "setup")
+                           .max_active_clusters;
+  MESSAGE("cluster-multicast: " << clusters << " clusters of 2 CTAs at once on "
+                                << tut::sm_count_in_use(tut::current_device()) << " SMs");
+  CHECK(clusters >= 1);
 }
 
 TEST_CASE("57: the stage is the one default variant, the previous stages are on demand") {
