@@ -243,6 +243,7 @@ template <Twiddles kTw>
 struct FourStepFft {
   template <int N>
   using Plan = BlockPlan<N, kFourStepE>;
+  using Twiddle = BlockTwiddle<kTw>;  // W_N^(j2 k1) by powers too where kTw = kPowers (four_step.cuh)
   static constexpr int kMinColumnLog2n = 6;
   template <int N>
   __host__ __device__ static constexpr int buffer_length() { return Plan<N>::kPaddedLength; }

@@ -76,7 +76,7 @@ std::vector<tut::fft::FftVariant> tuned_variants() {
       candidate<fft_tuned::StageShape, Twiddles::kPowers>(
           "two-pass-t256-powers",
           "the stage's shape up to N=1024 at every N, twiddles per butterfly (the stage's plan measures it against "
-          "e16-t256-powers at N=2048, 4096)",
+          "e16-t256-powers at N=32..4096)",
           true),
   };
 }

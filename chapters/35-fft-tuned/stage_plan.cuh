@@ -2,15 +2,16 @@
 // GPU, and why. common/fft/fft_plan.cuh chooses; this file lists the candidates at each length, the default (the
 // configuration fft_tuned() runs) first:
 //   N = 8, 16       one kernel (a signal per thread): nothing to choose;
-//   N = 32 .. 1024  one shape, chapter 34's two passes (the stage's choice from the H200's --variant all, README
-//                   "How the stage was chosen");
+//   N = 32 .. 1024  chapter 34's two passes (the stage's choice from the H200's --variant all, README "How the
+//                   stage was chosen"), the radix-16 passes, and the two passes with a sincospif per twiddle (the
+//                   stage before twiddles per butterfly, which at N = 1024 were slower in two passes of radix 32
+//                   on the H200): the search;
 //   N = 2048, 4096  the stage's radix-16 passes (e16-t256-powers) or its two passes (two-pass-t256-powers, the
 //                   stage's shape before commit f18eb3b): both keep far more in flight than Little's law asks on an
 //                   H100 or H200, so the model cannot tell them apart and a short search on the stage's own
 //                   buffers does;
 //   N >= 8192       the four-step (E = 16): one configuration.
-// Every candidate computes its twiddles per butterfly (kStageTwiddles). Chapters 36 to 38 take these candidates at
-// the lengths where their stages run this one.
+// Chapters 36 to 38 take these candidates at the lengths where their stages run this one.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -47,10 +48,10 @@ inline tut::fft::FftResidency per_thread_residency(int log2n) {
   return {static_cast<double>(blocks), static_cast<double>(kPerThreadBlock)};
 }
 
-// The block-regime candidate of shape S with the stage's twiddles, launched as `launch`.
-template <class S>
+// The block-regime candidate of shape S with twiddles kTw (the stage's unless named), launched as `launch`.
+template <class S, Twiddles kTw = kStageTwiddles>
 tut::fft::FftCandidate block_candidate(const char* name, int log2n, tut::fft::FftLaunch launch) {
-  return {name, std::move(launch), [log2n] { return block_residency<S, kStageTwiddles>(log2n); }};
+  return {name, std::move(launch), [log2n] { return block_residency<S, kTw>(log2n); }};
 }
 
 // The stage's candidates at 2^log2n, the default first.
@@ -59,8 +60,11 @@ inline tut::fft::FftChoice stage_choice(int log2n) {
     return {{{"per-thread", fft_tuned, [log2n] { return per_thread_residency(log2n); }}},
             "N = 8 and 16 run one kernel, a signal per thread: nothing to choose"};
   if (log2n < kStageLongFromLog2n)
-    return {{block_candidate<StageShape>("two-pass-t256-powers", log2n, fft_tuned)},
-            "one shape up to N = 1024: chapter 34's two passes"};
+    return {{block_candidate<StageShape>("two-pass-t256-powers", log2n, fft_tuned),
+             block_candidate<StageShapeLong>("e16-t256-powers", log2n, fft<StageShapeLong, kStageTwiddles>),
+             block_candidate<StageShape, Twiddles::kSincospif>("two-pass-t256-sincospif", log2n,
+                                                               fft<StageShape, Twiddles::kSincospif>)},
+            ""};
   if (log2n <= kMaxBlockLog2n)
     return {{block_candidate<StageShapeLong>("e16-t256-powers", log2n, fft_tuned),
              block_candidate<StageShape>("two-pass-t256-powers", log2n, fft<StageShape, kStageTwiddles>)},

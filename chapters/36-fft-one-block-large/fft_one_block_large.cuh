@@ -116,8 +116,9 @@ __device__ __forceinline__ void store_staged(const float2 (&v)[Plan::kPerThread]
 // S signals per block, T threads each (thread s T + t: signal s, its thread t), one padded buffer of
 // N + N/E values per signal in dynamic shared memory. One read and one write of global memory per element.
 // A last block with fewer signals still runs every thread through the barriers; missing signals neither load
-// nor store. Twiddles as chapter 35's stage computes them, per butterfly (its table covers N <= 4096 only).
-template <int N, class S, bool kStagedIo>
+// nor store. Twiddles kTw: the stage's are chapter 35's, per butterfly; one sincospif per factor for the
+// comparison (chapter 35's table covers N <= 4096 only).
+template <int N, class S, bool kStagedIo, fft_tuned::Twiddles kTw>
 __global__ void __maxnreg__((LaunchPlan<N, S>::kMaxRegisters))
     fft_one_block_kernel(const float2* __restrict__ in, float2* __restrict__ out, long long batch) {
   using LP = LaunchPlan<N, S>;
@@ -132,7 +133,7 @@ __global__ void __maxnreg__((LaunchPlan<N, S>::kMaxRegisters))
   float2 v[Plan::kPerThread];
   if constexpr (kStagedIo) load_staged<Plan>(v, src, buf, active, t);
   else tut::fft::load_direct<Plan>(v, src, active, t);
-  fft_tuned::block_fft<Plan, fft_tuned::kStageTwiddles>(v, buf, t);
+  fft_tuned::block_fft<Plan, kTw>(v, buf, t);
   if constexpr (kStagedIo) store_staged<Plan>(v, dst, buf, active, t);
   else tut::fft::store_direct<Plan>(v, dst, active, t);
 }
@@ -154,10 +155,11 @@ inline int opt_in_shared_bytes() {
   return bytes;
 }
 
-// One configuration of the kernel for both lengths: a shape and the way global memory is accessed. Its
-// per-device state (set up; which lengths fit) is written by set_up() and only read by launches.
-template <class S, bool kStagedIo = false>
+// One configuration of the kernel for both lengths: a shape, the way global memory is accessed and the twiddles.
+// Its per-device state (set up; which lengths fit) is written by set_up() and only read by launches.
+template <class S, bool kStagedIo = false, fft_tuned::Twiddles kTw = fft_tuned::kStageTwiddles>
 struct OneBlock {
+  static_assert(kTw != fft_tuned::Twiddles::kTable, "chapter 35's twiddle table covers N <= 4096 only");
   template <int N>
   static constexpr std::size_t shared_bytes() { return LaunchPlan<N, S>::kSharedBytes; }
 
@@ -214,7 +216,7 @@ struct OneBlock {
     constexpr std::size_t bytes = shared_bytes<N>();
     const bool fit = static_cast<int>(bytes) <= opt_in_shared_bytes();
     if (fit)
-      TUT_CUDA_CHECK(cudaFuncSetAttribute(fft_one_block_kernel<N, S, kStagedIo>,
+      TUT_CUDA_CHECK(cudaFuncSetAttribute(fft_one_block_kernel<N, S, kStagedIo, kTw>,
                                           cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
     state()[device].fits[N == 8192 ? 0 : 1] = fit;
     return fit;
@@ -224,7 +226,7 @@ struct OneBlock {
   static void launch_length(const float2* in, float2* out, long long batch, cudaStream_t stream) {
     using LP = LaunchPlan<N, S>;
     const long long blocks = (batch + LP::kSignals - 1) / LP::kSignals;
-    fft_one_block_kernel<N, S, kStagedIo>
+    fft_one_block_kernel<N, S, kStagedIo, kTw>
         <<<static_cast<unsigned>(blocks), LP::kBlockThreads, LP::kSharedBytes, stream>>>(in, out, batch);
     TUT_CHECK_LAUNCH();
   }
@@ -238,6 +240,8 @@ using E16 = OneBlock<Shape<16, 1, 2>>;          // four passes, 512 / 1024 threa
 using E32S2 = OneBlock<Shape<32, 2>>;           // two signals per block at N = 8192 (one at 16384)
 using E16S2 = OneBlock<Shape<16, 2>>;           // two signals per block at N = 8192 (1024 threads)
 using E32Staged = OneBlock<Shape<32, 1>, true>;  // 16-byte global accesses through the buffer
+// The stage's shape with one sincospif per twiddle (the stage's twiddles before they were computed per butterfly).
+using E32Sincospif = OneBlock<Shape<32, 1>, false, fft_tuned::Twiddles::kSincospif>;
 
 // One-time set-up for every configuration above on the current device: the shared-memory opt-in. Call it once
 // per device before any launch (FftVariant::setup, through the harness's Workload::setup). Prints one
@@ -247,7 +251,7 @@ inline void setup_fft_one_block_large() {
   const int device = current_device();
   if (done[device]) return;
   const unsigned too_big = Stage::set_up() | E16::set_up() | E32S2::set_up() | E16S2::set_up() |
-                           E32Staged::set_up();
+                           E32Staged::set_up() | E32Sincospif::set_up();
   if (too_big)
     std::fprintf(stderr,
                  "36-fft-one-block-large: this GPU gives a block at most %d KiB of shared memory (opt-in), too little "

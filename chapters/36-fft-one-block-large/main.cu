@@ -61,6 +61,9 @@ std::vector<tut::fft::FftVariant> large_variants() {
       candidate<large::E16S2>("e16-s2", "E = 16 with two signals per block at N = 8192 (1024 threads)"),
       candidate<large::E32Staged>("e32-staged",
                                   "the stage's shape with 16-byte global loads and stores staged through the buffer"),
+      candidate<large::E32Sincospif>("e32-sincospif",
+                                     "the stage's shape with one sincospif per twiddle, as before the stage "
+                                     "computed them per butterfly"),
   };
 }
 

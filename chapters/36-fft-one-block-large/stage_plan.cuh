@@ -17,11 +17,11 @@
 
 namespace fft_one_block_large {
 
-// What OneBlock<S, kStagedIo>'s kernel keeps resident on the current device at 2^log2n (set-up done: the
+// What OneBlock<S, kStagedIo, kTw>'s kernel keeps resident on the current device at 2^log2n (set-up done: the
 // opt-in); nothing where its block does not fit.
-template <class S, bool kStagedIo>
-tut::fft::FftResidency one_block_residency(OneBlock<S, kStagedIo>, int log2n) {
-  if (!OneBlock<S, kStagedIo>::fits(log2n)) return {};
+template <class S, bool kStagedIo, fft_tuned::Twiddles kTw>
+tut::fft::FftResidency one_block_residency(OneBlock<S, kStagedIo, kTw>, int log2n) {
+  if (!OneBlock<S, kStagedIo, kTw>::fits(log2n)) return {};
   const auto at = [](auto kernel, int threads, std::size_t shared, int signals) {
     int blocks = 0;
     TUT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, shared));
@@ -29,9 +29,10 @@ tut::fft::FftResidency one_block_residency(OneBlock<S, kStagedIo>, int log2n) {
   };
   using Short = LaunchPlan<8192, S>;
   using Long = LaunchPlan<16384, S>;
-  return log2n == kFirstLog2n
-             ? at(fft_one_block_kernel<8192, S, kStagedIo>, Short::kBlockThreads, Short::kSharedBytes, Short::kSignals)
-             : at(fft_one_block_kernel<16384, S, kStagedIo>, Long::kBlockThreads, Long::kSharedBytes, Long::kSignals);
+  return log2n == kFirstLog2n ? at(fft_one_block_kernel<8192, S, kStagedIo, kTw>, Short::kBlockThreads,
+                                   Short::kSharedBytes, Short::kSignals)
+                              : at(fft_one_block_kernel<16384, S, kStagedIo, kTw>, Long::kBlockThreads,
+                                   Long::kSharedBytes, Long::kSignals);
 }
 
 // The stage's candidates at 2^log2n, the default first.

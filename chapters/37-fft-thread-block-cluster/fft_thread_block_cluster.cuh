@@ -51,14 +51,17 @@ constexpr int kFirstLog2n = 15, kLastLog2n = 16;  // the lengths this chapter's 
 constexpr int kSharedBudget = 227 * 1024;         // sm_90's opt-in shared memory per block
 
 // A launch shape: C blocks per cluster, E values per thread in both phases (threads per block = N / (C E)),
-// the blocks per SM whose threads the register cap must let fit (0: one), and whether the row phase gets its
-// own buffer (the split barrier above).
-template <int kC, int kE, int kMinBlocks = 0, bool kSplit = false>
+// the blocks per SM whose threads the register cap must let fit (0: one), whether the row phase gets its
+// own buffer (the split barrier above), and the twiddles, in the block FFTs and between the phases (chapter 35's
+// stage's, or one sincospif per factor for the comparison).
+template <int kC, int kE, int kMinBlocks = 0, bool kSplit = false, fft_tuned::Twiddles kTw = fft_tuned::kStageTwiddles>
 struct Shape {
+  static_assert(kTw != fft_tuned::Twiddles::kTable, "chapter 35's twiddle table needs its own set-up: not here");
   static constexpr int kClusterBlocks = kC;
   static constexpr int kValuesPerThread = kE;
   static constexpr int kMinBlocksPerSM = kMinBlocks;
   static constexpr bool kSplitBarrier = kSplit;
+  static constexpr fft_tuned::Twiddles kTwiddles = kTw;
 };
 
 // Everything a configuration's kernel and launch derive from N and the shape. N1 = 2^floor(log2 N / 2) rows,
@@ -144,8 +147,9 @@ __device__ __forceinline__ void gather_row(const Cluster& cluster, float2* share
 }
 
 // ---- The kernel ----------------------------------------------------------------------------------------------
-// One cluster of C blocks per signal (grid: batch x C blocks, cluster (C, 1, 1)). Twiddles in a block FFT as chapter
-// 35's stage computes them (per butterfly); between the two FFTs by sincospif.
+// One cluster of C blocks per signal (grid: batch x C blocks, cluster (C, 1, 1)). Twiddles S's, the stage's as chapter
+// 35's stage computes them: per butterfly in a block FFT, by powers between the two (common/fft/pass_plan.cuh's
+// twiddle_outputs).
 template <int N, class S>
 __global__ void __maxnreg__((ClusterPlan<N, S>::kMaxRegisters))
     fft_cluster_kernel(const float2* __restrict__ in, float2* __restrict__ out) {
@@ -168,12 +172,10 @@ __global__ void __maxnreg__((ClusterPlan<N, S>::kMaxRegisters))
     const int j2 = rank * P::W + c;
     float2* column = shared + c * P::kColumnStride;
     load_column<P>(src, j2, t, v);
-    fft_tuned::block_fft<ColumnPlan, fft_tuned::kStageTwiddles>(v, column, t);  // leaves the column buffer free
+    fft_tuned::block_fft<ColumnPlan, S::kTwiddles>(v, column, t);  // leaves the column buffer free
+    tut::fft::twiddle_outputs<ColumnPlan, fft_tuned::BlockTwiddle<S::kTwiddles>>(v, t, j2, N);  // W_N^(j2 k1)
 #pragma unroll
-    for (int i = 0; i < E; ++i) {
-      const int k1 = fft_tuned::output_element<ColumnPlan>(t, i);
-      column[fft_tuned::padded<E>(k1)] = tut::fft::cmul(v[i], tut::fft::twiddle((j2 * k1) & (N - 1), N));
-    }
+    for (int i = 0; i < E; ++i) column[fft_tuned::padded<E>(fft_tuned::output_element<ColumnPlan>(t, i))] = v[i];
   }
   // 2. Every block's column tile written (a cluster barrier has release/acquire semantics for DSMEM).
   cluster.sync();
@@ -195,7 +197,7 @@ __global__ void __maxnreg__((ClusterPlan<N, S>::kMaxRegisters))
   }
 
   // 5. Row phase: N2-point FFT of row k1, output k2 to X[k1 + N1 k2].
-  fft_tuned::block_fft<RowPlan, fft_tuned::kStageTwiddles>(v, shared + P::kRowOffset + r * P::kRowStride, t);
+  fft_tuned::block_fft<RowPlan, S::kTwiddles>(v, shared + P::kRowOffset + r * P::kRowStride, t);
 #pragma unroll
   for (int i = 0; i < E; ++i) dst[k1 + P::N1 * fft_tuned::output_element<RowPlan>(t, i)] = v[i];
   if constexpr (S::kSplitBarrier) cluster.barrier_wait();
@@ -330,6 +332,27 @@ using StageLong = Cluster<Shape<8, 16>, kLastLog2n, kLastLog2n>;
 using C4 = Cluster<Shape<4, 16, 2>, kFirstLog2n, kFirstLog2n>;  // 4 blocks of 64 KiB (at 65536: 1024 threads, spills)
 using C8E32 = Cluster<Shape<8, 32>, kFirstLog2n, kFirstLog2n>;  // E = 32 (radix 32 . 4 / 32 . 8); spills at 65536
 using C8Split = Cluster<Shape<8, 16, 0, true>>;  // the row phase in its own buffer: the second barrier split
+// The stage's shapes with one sincospif per twiddle, as before the stage computed them per butterfly and by powers
+// (c8-sincospif).
+using C8SincospifShort = Cluster<Shape<8, 16, 3, false, fft_tuned::Twiddles::kSincospif>, kFirstLog2n, kFirstLog2n>;
+using C8SincospifLong = Cluster<Shape<8, 16, 0, false, fft_tuned::Twiddles::kSincospif>, kLastLog2n, kLastLog2n>;
+
+// Two configurations as one launch at both lengths: Short's at 32768, Long's at 65536 (as the stage runs its two).
+template <class Short, class Long>
+struct ByLength {
+  static_assert(Short::kMinLog2n == kFirstLog2n && Long::kMaxLog2n == kLastLog2n, "Short at 32768, Long at 65536");
+  static constexpr int kMinLog2n = kFirstLog2n, kMaxLog2n = kLastLog2n;
+  static std::size_t workspace_bytes(int log2n, long long batch) {
+    return log2n == kFirstLog2n ? Short::workspace_bytes(log2n, batch) : Long::workspace_bytes(log2n, batch);
+  }
+  static void launch(const float2* in, float2* out, int log2n, long long batch, void* workspace,
+                     cudaStream_t stream) {
+    tut::fft::require_length("fft_cluster::ByLength::launch", log2n, kFirstLog2n, kLastLog2n);
+    if (log2n == kFirstLog2n) return Short::launch(in, out, log2n, batch, workspace, stream);
+    Long::launch(in, out, log2n, batch, workspace, stream);
+  }
+};
+using C8Sincospif = ByLength<C8SincospifShort, C8SincospifLong>;
 
 // Runs fn(name, Config) for every configuration above (setup and the summary's residency table).
 template <class F>
@@ -339,6 +362,8 @@ void for_each_configuration(F&& fn) {
   fn("c4", C4{});
   fn("c8-e32", C8E32{});
   fn("c8-split", C8Split{});
+  fn("c8-sincospif", C8SincospifShort{});
+  fn("c8-sincospif", C8SincospifLong{});
 }
 
 // One-time set-up on the current device for every configuration above and for chapter 36's stage (which the

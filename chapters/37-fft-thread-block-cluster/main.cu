@@ -100,6 +100,9 @@ std::vector<tut::fft::FftVariant> cluster_variants() {
       candidate<cluster::C8Split>("c8-split",
                                   "8 blocks, E = 16, the row phase in its own buffer: the second cluster barrier "
                                   "split (arrive after the gather, wait before exit)"),
+      candidate<cluster::C8Sincospif>("c8-sincospif",
+                                      "the stage's clusters with one sincospif per twiddle, as before the stage "
+                                      "computed them per butterfly and by powers"),
   };
 }
 

@@ -75,7 +75,7 @@ TEST_CASE("37: on a GPU with clusters every configuration runs as clusters, at l
     return;
   }
   const auto rows = cluster_residencies();
-  CHECK(rows.size() == 6);  // the stage at 32768 and at 65536, c4, c8-e32, c8-split at both
+  CHECK(rows.size() == 8);  // the stage at 32768 and at 65536, c4, c8-e32, c8-split and c8-sincospif at both
   for (const auto& r : rows) {
     INFO(r.name << " at N = 2^" << r.log2n);
     CHECK(r.residency.ready);

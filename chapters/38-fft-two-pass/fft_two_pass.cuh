@@ -106,8 +106,8 @@ __host__ __device__ constexpr bool compiled_out_here() {
 }
 
 // ---- Pass 1: column FFTs, twiddle, stored in place of the columns ------------------------------------------
-// One block per W adjacent columns of one signal (grid: batch x N2 / W). Twiddles in a block FFT as
-// chapter 35's stage computes them (per butterfly); between the two passes by sincospif.
+// One block per W adjacent columns of one signal (grid: batch x N2 / W). Twiddles as chapter 35's stage computes
+// them: per butterfly in a block FFT, by powers between the two passes.
 template <int kLog2n, class S>
 __global__ void __maxnreg__((Pass<kLog2n, S, false>::kMaxRegisters))
     fft_columns_kernel(const float2* __restrict__ in, float2* __restrict__ y) {
@@ -127,11 +127,10 @@ __global__ void __maxnreg__((Pass<kLog2n, S, false>::kMaxRegisters))
 #pragma unroll
     for (int i = 0; i < E; ++i) v[i] = src[fft_tuned::input_element<Plan>(t, i) * N2];
     fft_tuned::block_fft<Plan, fft_tuned::kStageTwiddles>(v, shared + c * P::kStride, t);
+    // W_N^(j2 k1), j2 k1 < N, as the block FFT makes its twiddles (common/fft/pass_plan.cuh's twiddle_outputs)
+    tut::fft::twiddle_outputs<Plan, fft_tuned::BlockTwiddle<fft_tuned::kStageTwiddles>>(v, t, j2, N);
 #pragma unroll
-    for (int i = 0; i < E; ++i) {
-      const int k1 = fft_tuned::output_element<Plan>(t, i);
-      dst[k1 * N2] = tut::fft::cmul(v[i], tut::fft::twiddle(j2 * k1, N));  // W_N^(j2 k1), j2 k1 < N
-    }
+    for (int i = 0; i < E; ++i) dst[fft_tuned::output_element<Plan>(t, i) * N2] = v[i];
   }
 }
 

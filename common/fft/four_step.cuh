@@ -6,7 +6,8 @@
 // Step 1 (fft_columns_kernel): an N1-point FFT down every column j2, times W_N^(j2 k1), stored in place of
 // the column in the workspace: y[k1 N2 + j2]. Step 2 (fft_rows_kernel): an N2-point FFT along every row k1
 // of y, its output k2 stored at k1 + N1 k2. N1 = max(2^kMinColumnLog2n, N / 4096) and N2 = N / N1 <= 4096,
-// so N <= 2^20. W_N^(j2 k1) comes from sincospif (N is beyond the chapters' twiddle table).
+// so N <= 2^20. W_N^(j2 k1) comes from sincospif (N is beyond the chapters' twiddle table): one per value, or by
+// powers where the block FFT's Twiddle twiddles by butterfly (pass_plan.cuh's twiddle_outputs).
 //
 // What the kernels take from a chapter's block FFT, BlockFft (a struct of static members):
 //   template <int N> using Plan                 its pass plan for N (pass_plan.cuh: kPerThread, kThreads, ...)
@@ -18,12 +19,16 @@
 //   template <int N> static int column_stride() distance between two columns of a column tile, >= that
 //   static int slot(int element)                where a signal's element sits in buf (__device__)
 //   static constexpr int kMinColumnLog2n        log2 of the shortest column FFT N1 the chapter runs
+// and, optionally:
+//   using Twiddle                               the Twiddle of pass_plan.cuh whose way W_N^(j2 k1) follows
+//                                               (twiddle_outputs); without it, one sincospif per value
 // UnpaddedBuffers supplies the buffer members for a block FFT whose buffer is the plain signal.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <type_traits>
 
 #include "complex.cuh"
 #include "cuda_check.cuh"
@@ -43,6 +48,16 @@ struct UnpaddedBuffers {
   template <int N>
   __host__ __device__ static constexpr int column_stride() { return N; }
   static __device__ __forceinline__ int slot(int element) { return element; }
+};
+
+// BlockFft::Twiddle where it has one, else SincospifTwiddle: how the column kernel makes W_N^(j2 k1).
+template <class BlockFft, class = void>
+struct FourStepTwiddle {
+  using type = SincospifTwiddle;
+};
+template <class BlockFft>
+struct FourStepTwiddle<BlockFft, std::void_t<typename BlockFft::Twiddle>> {
+  using type = typename BlockFft::Twiddle;
 };
 
 // A column block's share of one signal: C adjacent columns of N1 values, column c at tile[c kStride ...].
@@ -83,11 +98,9 @@ __global__ void __launch_bounds__(kColumnTileThreads) fft_columns_kernel(const f
   for (int i = 0; i < E; ++i) v[i] = col[BlockFft::slot(input_element<Plan>(t, i))];
   __syncthreads();  // every read of the tile before the first exchange writes into it
   BlockFft::template run<N1>(v, col, t);
+  twiddle_outputs<Plan, typename FourStepTwiddle<BlockFft>::type>(v, t, j2, n);  // W_N^(j2 k1), j2 k1 < N
 #pragma unroll
-  for (int i = 0; i < E; ++i) {
-    const int k1 = output_element<Plan>(t, i);
-    col[BlockFft::slot(k1)] = cmul(v[i], twiddle((j2 * k1) & (n - 1), n));  // W_N^(j2 k1)
-  }
+  for (int i = 0; i < E; ++i) col[BlockFft::slot(output_element<Plan>(t, i))] = v[i];
   __syncthreads();
   for (int e = threadIdx.x; e < C * N1; e += kColumnTileThreads) {
     dst[static_cast<long long>(e / C) * n2 + e % C] = tile[(e % C) * P + BlockFft::slot(e / C)];

@@ -92,6 +92,32 @@ struct PowersTwiddle {
   }
 };
 
+// The four-step's twiddle on thread t's outputs of a column FFT (Plan's N1 = E T points) of column j2:
+// v[i] *= W_n^(j2 k1), k1 = output_element<Plan>(t, i), j2 k1 < n (n, the four-step's N, beyond the twiddle table).
+// As Twiddle makes a butterfly's factors: one sincospif each on the exact phase; or, for a Twiddle that twiddles by
+// butterfly (PowersTwiddle), by powers: k1 = t + s T with s = q + Q l for i = q Rl + l (Rl = Plan::kLastRadix,
+// Q = E / Rl: output_element), s a permutation of 0 .. E - 1, so the factor is W_n^(j2 t) W_n^(s j2 T). One sincospif
+// for the first, then Twiddle::inputs<E> on the values in s order for the second: 1 + log2(E) sincospif instead of E
+// (5 for E = 16), each value at most 5 complex products from sincospif values: inputs<E>'s 4, and one for
+// W_n^(j2 t). Up to E = 16: beside 32 values the 16 factors of inputs<32> spilled (chapter 37's c8-e32, 128
+// registers), so E = 32 keeps one sincospif per value.
+template <class Plan, class Twiddle>
+__device__ __forceinline__ void twiddle_outputs(float2 (&v)[Plan::kPerThread], int t, int j2, int n) {
+  constexpr int E = Plan::kPerThread, T = Plan::kThreads, Rl = Plan::kLastRadix, Q = E / Rl;
+  if constexpr (twiddles_by_butterfly<Twiddle>::value && E <= 16) {
+    const float2 first = twiddle(j2 * t, n);
+    float2 u[E];  // u[s]: the value whose k1 is t + s T (register renaming once unrolled)
+#pragma unroll
+    for (int i = 0; i < E; ++i) u[i / Rl + Q * (i % Rl)] = cmul(v[i], first);
+    Twiddle::template inputs<E>(u, j2 * T, n);
+#pragma unroll
+    for (int i = 0; i < E; ++i) v[i] = u[i / Rl + Q * (i % Rl)];
+  } else {
+#pragma unroll
+    for (int i = 0; i < E; ++i) v[i] = cmul(v[i], twiddle(j2 * output_element<Plan>(t, i), n));
+  }
+}
+
 // One signal's values between global memory and registers, direct: v[i] = x[input_element(t, i)] before the FFT
 // (32 consecutive threads read 32 consecutive complex values: 256 bytes, whole sectors), x[output_element(t, i)]
 // = v[i] after it. A thread whose signal does not exist (active false) loads zeros and stores nothing.

@@ -55,7 +55,7 @@ __global__ void __maxnreg__((fft_two_pass::Pass<kLog2n, Shape, false>::kMaxRegis
     float2 v[E];
 #pragma unroll
     for (int i = 0; i < E; ++i) v[i] = src[fft_tuned::input_element<Plan>(t, i) * N2];
-    fft_tuned::block_fft<Plan, false>(v, shared + c * P::kStride, t);
+    fft_tuned::block_fft<Plan, fft_tuned::kStageTwiddles>(v, shared + c * P::kStride, t);
     store_twiddled<Plan, N, N2>(y + signal * N + j2, v, t, j2);
   }
 }

@@ -70,7 +70,7 @@ __global__ void __maxnreg__((fft_cluster::ClusterPlan<N, S>::kMaxRegisters))
     const int j2 = rank * P::W + c;
     float2* column = shared + c * P::kColumnStride;
     fft_cluster::load_column<P>(src, j2, t, v);
-    fft_tuned::block_fft<ColumnPlan, false>(v, column, t);
+    fft_tuned::block_fft<ColumnPlan, fft_tuned::kStageTwiddles>(v, column, t);
 #pragma unroll
     for (int i = 0; i < E; ++i) {
       const int k1 = fft_tuned::output_element<ColumnPlan>(t, i);
@@ -84,7 +84,7 @@ __global__ void __maxnreg__((fft_cluster::ClusterPlan<N, S>::kMaxRegisters))
   const int k1 = rank * P::R + r;
   gather_row_dsmem<P>(cluster, shared, k1, t, v);  // 3. the gather under test
   cluster.sync();  // 4. nobody reads this block's tile any more: it is reused, and it must outlive remote reads
-  fft_tuned::block_fft<RowPlan, false>(v, shared + P::kRowOffset + r * P::kRowStride, t);  // 5. row phase
+  fft_tuned::block_fft<RowPlan, fft_tuned::kStageTwiddles>(v, shared + P::kRowOffset + r * P::kRowStride, t);  // 5. row phase
 #pragma unroll
   for (int i = 0; i < E; ++i) dst[k1 + P::N1 * fft_tuned::output_element<RowPlan>(t, i)] = v[i];
 #else
