@@ -42,10 +42,8 @@
 //    delivers every byte), waits and releases every slice: its peer needs its half of B and its releases. Only
 //    its epilogue is guarded (store_c_fragment stores no row >= M, no column >= N).
 //
-// Measured (NVIDIA H200, CUDA 13.0, 2026-11-29, one process per size, --budget-ms 150): median 0.275 ms at 4096^3
-// against the stage's 0.275 (cuBLAS 0.236), 0.817 ms at 6144^3 against 0.846 (cuBLAS 0.711), 1.815 ms at 8192^3
-// against 1.888 (cuBLAS 1.679; ping-pong 1.518): within the repetitions' spread of the stage at every size. Reading
-// a third less from L2 does not shorten the stage's time: its consumers' epilogue, which no wgmma overlaps, is left.
+// Measured on the H200 (README "Clusters of two"; docs/results/raw/2026-11-29-h200-s7/c3/runs/57-*.csv): a tie with the
+// stage at 4096^3, 6144^3 and 8192^3. Reading a third less from L2 does not shorten the stage's time.
 #pragma once
 
 #include <cuda.h>
