@@ -54,7 +54,13 @@ LENGTH_RUNS = {
 S3_RUN = "docs/results/raw/2026-11-28-h200-s3"
 S4_RUN = "docs/results/raw/2026-11-28-h200x4-s4"
 S5_RUN = "docs/results/raw/2026-11-28-h200x4-s5"
+S7_RUN = "docs/results/raw/2026-11-29-h200-s7"
 CSV_RUNS = {
+    # The FFT stages after chapter 35's twiddles per butterfly (2026-11-29): each at its chapter's length.
+    "35": f"{S7_RUN}/c3/runs/35-1024.csv",
+    "36": f"{S7_RUN}/c3/runs/36-16384.csv",
+    "37": f"{S7_RUN}/c3/runs/37-65536.csv",
+    "38": f"{S7_RUN}/c3/sweep38/38-1048576.csv",
     "54": f"{S3_RUN}/c1/54-bf16-gemm-wgmma-4096x4096x4096.csv",
     "55": f"{S3_RUN}/c1/55-bf16-gemm-tma-mbarrier-4096x4096x4096.csv",
     "56": f"{S3_RUN}/c5/56-bf16-gemm-warp-specialized-4096x4096x4096.csv",
@@ -62,11 +68,12 @@ CSV_RUNS = {
     "58": f"{S5_RUN}/c3/runs/58-256x256x65536.csv",
     "59": f"{S5_RUN}/c5/runs/59-4096x4096x4096.csv",
 }
-PREVIOUS_STAGE = {"54": "bf16-gemm-cp-async-pipeline", "55": "bf16-gemm-wgmma", "56": "bf16-gemm-tma-mbarrier",
+PREVIOUS_STAGE = {"35": "fft-high-radix", "36": "fft-tuned", "37": "fft-one-block-large",
+                  "38": "fft-thread-block-cluster", "54": "bf16-gemm-cp-async-pipeline", "55": "bf16-gemm-wgmma", "56": "bf16-gemm-tma-mbarrier",
                   "57": "bf16-gemm-warp-specialized", "58": "bf16-gemm-persistent", "59": "bf16-gemm-split-k"}
 # CSV runs at a shape other than the default 4096^3, which the cell names first: chapter 58's idea shows only where
 # C has fewer tiles than the GPU has SMs (at 4096^3 it runs chapter 57's kernel).
-CSV_RUN_SHAPE = {"58": "256 × 256 × 65536"}
+CSV_RUN_SHAPE = {"35": "N = 1024", "36": "N = 2^14", "37": "N = 2^16", "38": "N = 2^20", "58": "256 × 256 × 65536"}
 
 
 def _x(v):
@@ -147,6 +154,8 @@ def csv_run_cell(capture, previous, gpu, root):
     if prev is not None:
         tie = float(stage["min_ms"]) <= float(prev["max_ms"]) and float(prev["min_ms"]) <= float(stage["max_ms"])
         parts.append(f"{_x(float(prev['median_ms']) / float(stage['median_ms']))} prev" + (" (a tie)" if tie else ""))
+    if float(stage.get("pct_memcpy") or 0) > 0:  # the FFT and scan programs time a copy of the same bytes
+        parts.append(f"{_pct(float(stage['pct_memcpy']))} of copy")
     parts.append(f"{_x(float(stage['speed_vs_ref']))} {REF_LABEL.get(stage['ref_name'], stage['ref_name'])}")
     return ", ".join(parts)
 
