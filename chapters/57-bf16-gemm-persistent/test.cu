@@ -17,6 +17,7 @@
 #include "hopper/hopper_testing.cuh"
 
 #include <stdexcept>
+#include <string>
 
 namespace {
 
@@ -125,13 +126,18 @@ TEST_CASE("57: more tiles than SMs on the grid the program launches (one block p
   tut::gemm_tc::testing::check_variants_at(persistent_variants(), {{4097, 2049, 72}, {2049, 4097, 200}});
 }
 
-// The ping-pong candidate alone (grid_blocks as persistent_variants').
-std::vector<tut::gemm_tc::TcVariant> pingpong_variants(int blocks) {
+// One candidate of persistent_variants() alone, by name, on a grid of `blocks` (grid_blocks as there; the cluster
+// candidate takes floor(blocks / 2) clusters, at least one).
+std::vector<tut::gemm_tc::TcVariant> candidate_variants(const std::string& name, int blocks) {
   std::vector<tut::gemm_tc::TcVariant> v;
   for (auto& variant : persistent_variants(blocks))
-    if (variant.name.rfind("ping-pong", 0) == 0) v.push_back(variant);
+    if (variant.name == name) v.push_back(variant);
   REQUIRE(v.size() == 1);
   return v;
+}
+std::vector<tut::gemm_tc::TcVariant> pingpong_variants(int blocks) { return candidate_variants("ping-pong", blocks); }
+std::vector<tut::gemm_tc::TcVariant> cluster_variants(int blocks) {
+  return candidate_variants("cluster-multicast", blocks);
 }
 
 TEST_CASE("57: ping-pong: one tile (consumer 1 idle), odd tile counts per block, 2 grid + 1 tiles, many slice counts") {
@@ -153,16 +159,6 @@ TEST_CASE("57: ping-pong: one tile (consumer 1 idle), odd tile counts per block,
   // block takes 3).
   const int sms = tut::sm_count_in_use(tut::current_device());
   tut::gemm_tc::testing::check_variants_at(pingpong_variants(0), {{1000, 1000, 328}, {128 * (2 * sms + 1), 100, 72}});
-}
-
-// The cluster-multicast candidate alone (grid_blocks as persistent_variants': floor(blocks / 2) clusters, at least
-// one).
-std::vector<tut::gemm_tc::TcVariant> cluster_variants(int blocks) {
-  std::vector<tut::gemm_tc::TcVariant> v;
-  for (auto& variant : persistent_variants(blocks))
-    if (variant.name.rfind("cluster-multicast", 0) == 0) v.push_back(variant);
-  REQUIRE(v.size() == 1);
-  return v;
 }
 
 TEST_CASE("57: clusters: the clusters each grid gives") {
