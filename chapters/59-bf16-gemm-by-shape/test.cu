@@ -139,3 +139,45 @@ TEST_CASE("59: K not a multiple of 8 runs on copies of A and B padded to one; a 
   CHECK_THROWS_WITH_AS(stage.planned->run(128, 128, 39, 1.0f, a.data(), b.data(), 0.0f, c.data(), 0),
                        doctest::Contains("set-up did not size them for 128 x 128 x 39"), std::logic_error);
 }
+
+TEST_CASE("59: pad_rows_kernel past 2^31 values: the last rows copied and padded (64-bit indices)") {
+  tut::require_supported_gpu();
+  if (tut::testing::under_sanitizer()) {
+    MESSAGE("skipped under compute-sanitizer (8.6 GB)");
+    return;
+  }
+  // 2^19 rows of K = 4097 (2^31 + 524288 values), padded to K8 = 4104: every index past 2^31 in both buffers.
+  constexpr int k = 4097, rows = 1 << 19;
+  const int k8 = gemm_by_shape::padded_k(k);
+  static_assert(static_cast<long long>(rows) * k > (1LL << 31), "the source passes 2^31 values");
+  std::size_t free = 0, total = 0;
+  TUT_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  const std::size_t need = static_cast<std::size_t>(rows) * (k + k8) * sizeof(tut::gemm_tc::bf16);
+  if (free < need + (need >> 3)) {
+    MESSAGE("skipped: needs " << (need >> 30) << " GiB of free device memory");
+    return;
+  }
+  using tut::gemm_tc::bf16;
+  tut::DeviceBuffer<bf16> a(static_cast<std::size_t>(rows) * k), b(k);
+  TUT_CUDA_CHECK(cudaMemset(a.data(), 0x3f, a.bytes()));  // every value 0x3f3f (0.746)
+  TUT_CUDA_CHECK(cudaMemset(b.data(), 0x3f, b.bytes()));
+  gemm_by_shape::PaddedOperands padded;
+  padded.reserve(rows, 1, k);
+  const auto [a8, b8] = padded.pad(rows, 1, k, a.data(), b.data(), 0);
+  TUT_CUDA_CHECK(cudaDeviceSynchronize());
+  // The first row, a row across the 2^31st value, and the last row of A; B's one row.
+  const long long across = (1LL << 31) / k8;
+  for (const auto& at : {std::make_pair(a8, 0LL), std::make_pair(a8, across), std::make_pair(a8, rows - 1LL),
+                         std::make_pair(b8, 0LL)}) {
+    const bf16* const buffer = at.first;
+    const long long row = at.second;
+    std::vector<unsigned short> got(k8);
+    TUT_CUDA_CHECK(cudaMemcpy(got.data(), buffer + row * k8, k8 * sizeof(bf16), cudaMemcpyDeviceToHost));
+    int wrong = 0;
+    for (int c = 0; c < k8; ++c) wrong += got[c] != (c < k ? 0x3f3f : 0);
+    INFO("row " << row);
+    CHECK(wrong == 0);
+  }
+  const std::vector<std::string> damaged = tut::check_device_buffers();
+  CHECK_MESSAGE(damaged.empty(), (damaged.empty() ? "" : damaged.front()));
+}
