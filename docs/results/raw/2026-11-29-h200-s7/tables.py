@@ -118,6 +118,32 @@ def twiddles_35():
     return "\n".join(out)
 
 
+def screen_35():
+    """Chapter 35's first screen at N = 2048 (c3): the stage, chapter 34's stage, cuFFT and the copy from one process,
+    and the ncu metric of today's change (issue slots, before and after, c1 and c3)."""
+    path = "c3/runs/35-2048.csv"
+    r = rows(path)
+    st, prev, cu, cp = r["fft-tuned"], r["fft-high-radix"], r["cufft"], r["cudaMemcpy"]
+    out = ["| N = 2048, 2^27 values, NVIDIA H200 | median µs | % of `cudaMemcpy` | speed vs cuFFT |",
+           "|---|---:|---:|---:|",
+           f"| **35 `fft-tuned`** (padded exchanges, shape by plan, twiddles per butterfly) | **{1000 * ms(st):.1f}** | "
+           f"**{float(st['pct_memcpy']):.1f}** | **{speed(st):.3f}x** |",
+           f"| 34 `fft-high-radix` (the previous stage) | {1000 * ms(prev):.1f} | {float(prev['pct_memcpy']):.1f} | "
+           f"{speed(prev):.3f}x |",
+           f"| cuFFT `cufftExecC2C` | {1000 * ms(cu):.1f} | {float(cu['pct_memcpy']):.1f} | 1.000x |",
+           f"| `cudaMemcpy` of the same bytes (the bound) | {1000 * ms(cp):.1f} | 100.0 | – |"]
+    b = ncu_values("c1/35-stage-2048.raw.csv")
+    a = ncu_values("c3/ncu-35-stage-2048.raw.csv")
+    out += ["", f"One process, every output checked ({provenance('c3')}; raw: [35-2048.csv]({RAW_LINK}{path})). "
+                f"Against chapter 34's: {versus(st, prev)}. **The `ncu` metric** (`ncu --set full`, "
+                f"[before]({RAW_LINK}c1/35-stage-2048.details.txt), [after]({RAW_LINK}c3/ncu-35-stage-2048.details.txt)):"
+                f" issue slots busy (`sm__issue_active.avg.pct_of_peak_sustained_elapsed`) {b['issue']:.1f}% with a "
+                f"`sincospif` per twiddle, {a['issue']:.1f}% per butterfly, while the DRAM "
+                f"(`gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed`) rises from {b['dram']:.1f}% to "
+                f"{a['dram']:.1f}%."]
+    return "\n".join(out)
+
+
 def ncu_values(path):
     with open(HERE / path) as f:
         rows_ = list(csv.reader(f))
@@ -204,7 +230,7 @@ def cluster_57():
     variants = [("bf16-gemm-persistent", "**57 `bf16-gemm-persistent`** (the stage)"), ("ping-pong", "57 `ping-pong`"),
                 ("cluster-multicast", "57 `cluster-multicast`"), ("cublas", "cuBLAS `cublasGemmEx`")]
     sizes = (4096, 6144, 8192)
-    out = ["| NVIDIA H200 | " + " | ".join(f"{n}³: median µs (vs cuBLAS)" for n in sizes) + " |",
+    out = ["| NVIDIA H200 | " + " | ".join(f"{n}³: median µs (% of the BF16 peak, vs cuBLAS)" for n in sizes) + " |",
            "|---|" + "---:|" * len(sizes)]
     data = {n: rows(f"c3/runs/57-{n}.csv") for n in sizes}
     for v, label in variants:
@@ -212,13 +238,15 @@ def cluster_57():
         for n in sizes:
             r = data[n][v]
             mark = ", a tie with the stage" if v in ("ping-pong", "cluster-multicast") and tie(r, data[n]["bf16-gemm-persistent"]) else ""
-            cells.append(f"{1000 * ms(r):.1f} ({speed(r):.3f}x{mark})")
+            share = 100 * float(r["gflops"]) / 1000 / BF16_PEAK_TFLOPS
+            cells.append(f"{1000 * ms(r):.1f} ({share:.1f}% of peak, {speed(r):.3f}x{mark})")
         out.append(f"| {label} | " + " | ".join(cells) + " |")
     out += ["", f"One run per size of `57-bf16-gemm-persistent --variant all --budget-ms 150 --m N --n N --k N` "
                 f"({provenance('c3')}; raw: [57-4096.csv]({RAW_LINK}c3/runs/57-4096.csv), "
                 f"[57-6144.csv]({RAW_LINK}c3/runs/57-6144.csv), [57-8192.csv]({RAW_LINK}c3/runs/57-8192.csv)): "
                 "the rows of a size from one process, every output checked against cuBLAS. A tie: the two rows' "
-                "ranges of repetitions overlap."]
+                f"ranges of repetitions overlap. The peak: 132 SMs × 4096 BF16 FLOP/clock × 1980 MHz = "
+                f"{BF16_PEAK_TFLOPS:.0f} TFLOP/s (dense)."]
     return "\n".join(out)
 
 
@@ -271,7 +299,7 @@ def half_octave(v):
     return f"2^{a}" + (".5" if v * v >= 2 ** (2 * a + 1) else "")
 
 
-TABLES = [("59-h200-padded-k", padded_k_59), ("35-h200-twiddles", twiddles_35), ("35-h200-twiddles-ncu", ncu_35),
+TABLES = [("35-fft-tuned-screen", screen_35), ("59-h200-padded-k", padded_k_59), ("35-h200-twiddles", twiddles_35), ("35-h200-twiddles-ncu", ncu_35),
           ("36-h200-twiddles", lambda: twiddles_36_37(36, "fft-one-block-large")),
           ("37-h200-twiddles", lambda: twiddles_36_37(37, "fft-thread-block-cluster")),
           ("38-h200-every-length", fft_by_length), ("tuning-fft-h200-every-length", fft_by_length),
