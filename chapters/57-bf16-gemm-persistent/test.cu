@@ -8,7 +8,8 @@
 // tiles. The cluster-multicast candidate (gemm_cluster_multicast.cuh) runs in all of these too, and alone where its
 // clusters can go wrong: a pair's second tile partly or wholly past M (odd tile-row counts, M = 129, M <= 128), B's
 // second half past N, one tile, fewer tile pairs than clusters, odd pair counts per cluster, 2 clusters + 1 pairs.
-// sm_90a only: elsewhere the program skips (exit 77) with one line. The
+// The epilogue candidates (c_epilogue.cuh) run in all of these, and alone where their batched and fragment paths meet
+// in one tile. sm_90a only: elsewhere the program skips (exit 77) with one line. The
 // schedule's indices and the ring's protocol are checked on the host too (test_persistent_schedule.cpp).
 #define TUT_CHAPTER_NO_MAIN
 #include "main.cu"
@@ -161,6 +162,24 @@ TEST_CASE("57: ping-pong: one tile (consumer 1 idle), odd tile counts per block,
   tut::gemm_tc::testing::check_variants_at(pingpong_variants(0), {{1000, 1000, 328}, {128 * (2 * sms + 1), 100, 72}});
 }
 
+// The epilogue candidates (c_epilogue.cuh) alone where their paths split: warps whose 16 rows cross M (M = 1000, 1030)
+// and tiles past N take the fragments' path beside batched warps of the same tile; N % 4 == 2 (514, 1030) keeps float2
+// pairs but no prefetch (rows not on 16 bytes); 1, 2, 7, 9 and 13 slices per tile (the prefetch's rows spread over
+// fewer slices than kPrefetchSlices, or over 8 of more); beta = 0 with C full of NaN; several tiles per block.
+TEST_CASE("57: epilogue candidates: batched and fragment warps in one tile, N % 4 == 2, prefetch over 1 to 13 slices") {
+  const Watchdog dog("epilogue candidates", kCaseSeconds);
+  std::vector<tut::gemm_tc::TcVariant> v;
+  for (const char* name : {"epilogue-batched", "epilogue-prefetch", "ping-pong-epilogue-prefetch"})
+    for (auto& variant : candidate_variants(name, 3)) v.push_back(variant);
+  const std::vector<tut::gemm_tc::testing::Shape> shapes = {{1000, 1000, 328}, {640, 514, 128}, {1030, 1030, 64},
+                                                            {384, 1024, 448}, {256, 768, 576},  {129, 512, 832}};
+  tut::gemm_tc::testing::check_variants_at(v, shapes);
+  tut::gemm_tc::testing::check_variants_at(v, shapes, -2.0f, 0.0f);
+  tut::gemm_tc::testing::check_variants_at(v, shapes, 0.5f, 1.0f);
+  for (auto& name : {"epilogue-prefetch", "ping-pong-epilogue-prefetch"})
+    tut::gemm_tc::testing::check_variants_at(candidate_variants(name, 0), {{4096, 2048, 72}, {1000, 2052, 64}});
+}
+
 TEST_CASE("57: clusters: the clusters each grid gives") {
   // grid_blocks 1 to 3: one cluster; 7: three; never more than the tile pairs (here 2 x 3 pairs: 3 x 3 tiles).
   CHECK(gemm_cluster_multicast::clusters_for(640, 768, 1) == 1);
@@ -212,11 +231,12 @@ TEST_CASE("57: cluster-multicast: pairs' second tiles past M, B halves past N, o
 
 // The kernels as compiled (common/hopper/hopper_testing.cuh): the registers their split assumes, no spills, one
 // block per SM.
-template <int kBlockN, int kStages, int kBandRows>
+template <int kBlockN, int kStages, int kBandRows,
+          gemm_persistent::CEpilogue kEpilogue = gemm_persistent::CEpilogue::kFragments>
 void check_register_split(const std::string& variant) {
-  gemm_persistent::setup_gemm_persistent<kBlockN, kStages, kBandRows>(variant);
+  gemm_persistent::setup_gemm_persistent<kBlockN, kStages, kBandRows, kEpilogue>(variant);
   tut::hopper::testing::check_register_split<gemm_persistent::Tile<kBlockN, kStages>>(
-      variant, gemm_persistent::gemm_persistent_kernel<kBlockN, kStages, kBandRows>, true);
+      variant, gemm_persistent::gemm_persistent_kernel<kBlockN, kStages, kBandRows, kEpilogue>, true);
 }
 
 TEST_CASE("57: each kernel launches with the registers its split assumes, spills nothing, fits one block per SM") {
@@ -226,10 +246,18 @@ TEST_CASE("57: each kernel launches with the registers its split assumes, spills
   check_register_split<256, 4, 1>("persistent-row-by-row");
   check_register_split<256, 4, 8>("persistent-band-8");
   check_register_split<128, 6, gemm_persistent::kDefaultBandRows<128>>("persistent-128x128-6-stages");
+  check_register_split<256, 4, kBand, gemm_persistent::CEpilogue::kBatched>("epilogue-batched");
+  check_register_split<256, 4, kBand, gemm_persistent::CEpilogue::kBatchedPrefetch>("epilogue-prefetch");
   constexpr int kPingPongBand = gemm_persistent::kDefaultBandRows<128>;
   gemm_pingpong::setup_gemm_pingpong<gemm_pingpong::kCandidateStages, kPingPongBand>("ping-pong");
   tut::hopper::testing::check_register_split<gemm_pingpong::Tile<gemm_pingpong::kCandidateStages>>(
       "ping-pong", gemm_pingpong::gemm_pingpong_kernel<gemm_pingpong::kCandidateStages, kPingPongBand>, true);
+  constexpr auto kPrefetch = gemm_persistent::CEpilogue::kBatchedPrefetch;
+  gemm_pingpong::setup_gemm_pingpong<gemm_pingpong::kCandidateStages, kPingPongBand, kPrefetch>(
+      "ping-pong-epilogue-prefetch");
+  tut::hopper::testing::check_register_split<gemm_pingpong::Tile<gemm_pingpong::kCandidateStages>>(
+      "ping-pong-epilogue-prefetch",
+      gemm_pingpong::gemm_pingpong_kernel<gemm_pingpong::kCandidateStages, kPingPongBand, kPrefetch>, true);
   constexpr int kClusterStages = gemm_cluster_multicast::kCandidateStages;
   constexpr int kClusterBand = gemm_cluster_multicast::kPairBandRows;
   gemm_cluster_multicast::setup_gemm_cluster_multicast<kClusterStages, kClusterBand>("cluster-multicast");
