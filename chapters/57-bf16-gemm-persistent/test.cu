@@ -128,11 +128,12 @@ TEST_CASE("57: more tiles than SMs on the grid the program launches (one block p
 }
 
 // One candidate of persistent_variants() alone, by name, on a grid of `blocks` (grid_blocks as there; the cluster
-// candidate takes floor(blocks / 2) clusters, at least one).
+// candidate takes floor(blocks / 2) clusters, at least one). On a given grid the variant's name is "NAME on B blocks".
 std::vector<tut::gemm_tc::TcVariant> candidate_variants(const std::string& name, int blocks) {
+  const std::string full = blocks > 0 ? name + " on " + std::to_string(blocks) + " blocks" : name;
   std::vector<tut::gemm_tc::TcVariant> v;
   for (auto& variant : persistent_variants(blocks))
-    if (variant.name == name) v.push_back(variant);
+    if (variant.name == full) v.push_back(variant);
   REQUIRE(v.size() == 1);
   return v;
 }
