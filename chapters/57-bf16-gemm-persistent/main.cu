@@ -54,12 +54,13 @@ tut::gemm_tc::TcVariant pingpong_variant(const std::string& name, const std::str
 
 // The cluster-multicast kernel (gemm_cluster_multicast.cuh) as a variant; grid_blocks as above (floor(grid_blocks /
 // 2) clusters of 2 CTAs, at least one).
-template <int kStages, int kBandRows>
+template <int kStages, int kBandRows, gemm_persistent::CEpilogue kEpilogue = gemm_persistent::CEpilogue::kFragments>
 tut::gemm_tc::TcVariant cluster_multicast_variant(const std::string& name, const std::string& description,
                                                   bool on_demand, int grid_blocks) {
-  return grid_variant(name, description, on_demand, grid_blocks, gemm_cluster_multicast::gemm<kStages, kBandRows>,
-                      gemm_cluster_multicast::gemm_on_grid<kStages, kBandRows>,
-                      gemm_cluster_multicast::setup_gemm_cluster_multicast<kStages, kBandRows>);
+  return grid_variant(name, description, on_demand, grid_blocks,
+                      gemm_cluster_multicast::gemm<kStages, kBandRows, kEpilogue>,
+                      gemm_cluster_multicast::gemm_on_grid<kStages, kBandRows, kEpilogue>,
+                      gemm_cluster_multicast::setup_gemm_cluster_multicast<kStages, kBandRows, kEpilogue>);
 }
 
 }  // namespace
@@ -123,6 +124,12 @@ std::vector<tut::gemm_tc::TcVariant> persistent_variants(int grid_blocks = 0) {
           "(128 x 256 x 64, " +
               std::to_string(gemm_cluster_multicast::kCandidateStages) + " stages, bands of " +
               std::to_string(gemm_cluster_multicast::kPairBandRows) + " pair-rows; sm_90a)",
+          true, grid_blocks),
+      cluster_multicast_variant<gemm_cluster_multicast::kCandidateStages, gemm_cluster_multicast::kPairBandRows,
+                                gemm_persistent::CEpilogue::kBatchedPrefetch>(
+          "cluster-epilogue-prefetch",
+          "experimental: cluster-multicast with epilogue-prefetch's epilogue (batched loads of C, C prefetched into "
+          "L2): the epilogue fix and a third less read from L2 per slice",
           true, grid_blocks),
   };
 }

@@ -138,8 +138,11 @@ std::vector<tut::gemm_tc::TcVariant> candidate_variants(const std::string& name,
   return v;
 }
 std::vector<tut::gemm_tc::TcVariant> pingpong_variants(int blocks) { return candidate_variants("ping-pong", blocks); }
+// Both cluster kernels: the candidate's, and the one with the epilogue candidates' epilogue (c_epilogue.cuh).
 std::vector<tut::gemm_tc::TcVariant> cluster_variants(int blocks) {
-  return candidate_variants("cluster-multicast", blocks);
+  std::vector<tut::gemm_tc::TcVariant> v = candidate_variants("cluster-multicast", blocks);
+  for (auto& variant : candidate_variants("cluster-epilogue-prefetch", blocks)) v.push_back(variant);
+  return v;
 }
 
 TEST_CASE("57: ping-pong: one tile (consumer 1 idle), odd tile counts per block, 2 grid + 1 tiles, many slice counts") {
@@ -170,14 +173,15 @@ TEST_CASE("57: ping-pong: one tile (consumer 1 idle), odd tile counts per block,
 TEST_CASE("57: epilogue candidates: batched and fragment warps in one tile, N % 4 == 2, prefetch over 1 to 13 slices") {
   const Watchdog dog("epilogue candidates", kCaseSeconds);
   std::vector<tut::gemm_tc::TcVariant> v;
-  for (const char* name : {"epilogue-batched", "epilogue-prefetch", "ping-pong-epilogue-prefetch"})
+  for (const char* name :
+       {"epilogue-batched", "epilogue-prefetch", "ping-pong-epilogue-prefetch", "cluster-epilogue-prefetch"})
     for (auto& variant : candidate_variants(name, 3)) v.push_back(variant);
   const std::vector<tut::gemm_tc::testing::Shape> shapes = {{1000, 1000, 328}, {640, 514, 128}, {1030, 1030, 64},
                                                             {384, 1024, 448}, {256, 768, 576},  {129, 512, 832}};
   tut::gemm_tc::testing::check_variants_at(v, shapes);
   tut::gemm_tc::testing::check_variants_at(v, shapes, -2.0f, 0.0f);
   tut::gemm_tc::testing::check_variants_at(v, shapes, 0.5f, 1.0f);
-  for (auto& name : {"epilogue-prefetch", "ping-pong-epilogue-prefetch"})
+  for (auto& name : {"epilogue-prefetch", "ping-pong-epilogue-prefetch", "cluster-epilogue-prefetch"})
     tut::gemm_tc::testing::check_variants_at(candidate_variants(name, 0), {{4096, 2048, 72}, {1000, 2052, 64}});
 }
 
@@ -264,6 +268,11 @@ TEST_CASE("57: each kernel launches with the registers its split assumes, spills
   gemm_cluster_multicast::setup_gemm_cluster_multicast<kClusterStages, kClusterBand>("cluster-multicast");
   tut::hopper::testing::check_register_split<gemm_cluster_multicast::Tile<kClusterStages>>(
       "cluster-multicast", gemm_cluster_multicast::gemm_cluster_multicast_kernel<kClusterStages, kClusterBand>, true);
+  gemm_cluster_multicast::setup_gemm_cluster_multicast<kClusterStages, kClusterBand, kPrefetch>(
+      "cluster-epilogue-prefetch");
+  tut::hopper::testing::check_register_split<gemm_cluster_multicast::Tile<kClusterStages>>(
+      "cluster-epilogue-prefetch",
+      gemm_cluster_multicast::gemm_cluster_multicast_kernel<kClusterStages, kClusterBand, kPrefetch>, true);
   // The clusters of two the GPU holds at once: the persistent grid takes no more.
   const int clusters = gemm_cluster_multicast::setup_done<kClusterStages, kClusterBand>.require("57", "setup")
                            .max_active_clusters;
