@@ -139,7 +139,7 @@ __device__ __forceinline__ TileCoord tile_of_pair(int pair, int pair_rows, int t
   return {kClusterCtas * p.row + static_cast<int>(rank), p.col};
 }
 
-template <int kStages, int kBandRows>
+template <int kStages, int kBandRows, gemm_persistent::CEpilogue kEpilogue = gemm_persistent::CEpilogue::kFragments>
 __global__ void __launch_bounds__(Tile<kStages>::kThreads, Tile<kStages>::kBlocksPerSm)
     gemm_cluster_multicast_kernel(const __grid_constant__ CUtensorMap map_a,
                                   const __grid_constant__ CUtensorMap map_b, int m, int n, int k, float alpha,
@@ -185,6 +185,7 @@ __global__ void __launch_bounds__(Tile<kStages>::kThreads, Tile<kStages>::kBlock
   if (warpgroup == 0) {
     warpgroup_registers_decrease<T::Registers::kProducerRegisters>();
     if (threadIdx.x == 0) {
+      const bool prefetch_c = gemm_persistent::prefetch_c_allowed(C, n, beta);
       std::uint32_t count = 0;  // slices loaded so far, over all of this cluster's tile pairs
       for (int pair = cluster; pair < pairs; pair += clusters) {
         const TileCoord t = tile_of_pair<kBandRows>(pair, pair_rows, tiles_n, rank);
@@ -198,6 +199,11 @@ __global__ void __launch_bounds__(Tile<kStages>::kThreads, Tile<kStages>::kBlock
           tma_load_2d_multicast(b_stages + stage * T::kBTileElements + rank * kBHalfElements, &map_b,
                                 s * T::kBlockK, t.col * kBlockN + static_cast<int>(rank) * kBHalfRows, &full[stage],
                                 kClusterMask);
+          // The epilogue candidates' prefetch of this CTA's tile of C (chapter 57's c_epilogue.cuh).
+          if constexpr (kEpilogue == gemm_persistent::CEpilogue::kBatchedPrefetch)
+            if (prefetch_c)
+              gemm_persistent::prefetch_c_rows<T::kBlockM, kBlockN>(C, m, n, t.row * T::kBlockM, t.col * kBlockN, s,
+                                                                     slices);
         }
       }
     }
@@ -246,14 +252,11 @@ __global__ void __launch_bounds__(Tile<kStages>::kThreads, Tile<kStages>::kBlock
     // Its stage is free now, before the epilogue: both producers fill it with the next pair's slice meanwhile.
     release(Ring::stage(count - 1));
 
-    // Epilogue (chapter 54's): an 8-column block j of the accumulators is an mma.sync m16n8 C fragment; rows past
-    // M (a pair's second tile past the last tile-row) and columns past N are not stored.
+    // Epilogue (chapter 54's, or an epilogue candidate's: c_epilogue.cuh): an 8-column block j of the accumulators is
+    // an mma.sync m16n8 C fragment; rows past M (a pair's second tile past the last tile-row) and columns past N are
+    // not stored.
     const int row0 = t.row * T::kBlockM + consumer * T::kWgmmaM + warp_in_group * 16;
-#pragma unroll
-    for (int j = 0; j < kBlockN / 8; ++j) {
-      const float fragment[4] = {acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]};
-      store_c_fragment(fragment, C, m, n, row0, t.col * kBlockN + 8 * j, alpha, beta, pairs_c);
-    }
+    gemm_persistent::store_c_warp_rows<kBlockN, kEpilogue>(acc, C, m, n, row0, t.col * kBlockN, alpha, beta, pairs_c);
   }
   cluster_sync();  // as the producer's: the peer's last releases reach this CTA before it exits, and ours the peer
 #else
@@ -269,7 +272,7 @@ struct ClusterPlan {
   int max_active_clusters = 0;
 };
 
-template <int kStages, int kBandRows>
+template <int kStages, int kBandRows, gemm_persistent::CEpilogue kEpilogue = gemm_persistent::CEpilogue::kFragments>
 inline tut::PerDevice<ClusterPlan> setup_done;
 
 // The launch configuration of `clusters` clusters of 2 CTAs of 384 threads with the stage's shared memory.
@@ -295,11 +298,11 @@ struct LaunchConfig {
 // Refuses (tut::UsageError, one line) where this program's sm_90a code cannot run, then opts in to the dynamic
 // shared memory of this kernel and of chapter 54's (the path for what TMA cannot describe) and asks how many of its
 // clusters fit at once; once per device.
-template <int kStages, int kBandRows>
+template <int kStages, int kBandRows, gemm_persistent::CEpilogue kEpilogue = gemm_persistent::CEpilogue::kFragments>
 inline void setup_gemm_cluster_multicast(const std::string& variant) {
-  setup_done<kStages, kBandRows>.ensure([&] {
+  setup_done<kStages, kBandRows, kEpilogue>.ensure([&] {
     if (const char* why = tut::hopper::sm90a_unavailable_reason()) throw tut::UsageError(variant + ": " + why);
-    auto* const kernel = gemm_cluster_multicast_kernel<kStages, kBandRows>;
+    auto* const kernel = gemm_cluster_multicast_kernel<kStages, kBandRows, kEpilogue>;
     TUT_CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tile<kStages>::kSharedBytes));
     gemm_wgmma::setup_gemm_wgmma<kBlockN, kStages>(variant);
@@ -325,13 +328,13 @@ inline int clusters_for(int m, int n, int max_blocks, int max_active_clusters = 
 
 // The launch on clusters_for() clusters of 2 CTAs (one CTA per SM, as the stage's). gemm() gives the SMs in use;
 // the tests give fewer, so that each cluster takes many tile pairs.
-template <int kStages, int kBandRows>
+template <int kStages, int kBandRows, gemm_persistent::CEpilogue kEpilogue = gemm_persistent::CEpilogue::kFragments>
 inline void gemm_on_grid(int m, int n, int k, float alpha, const bf16* A, const bf16* B, float beta, float* C,
                          cudaStream_t stream, int max_blocks) {
   using T = Tile<kStages>;
   static_assert(T::kBlockM == 128, "clusters_for counts 128-row tiles");
   if (m == 0 || n == 0) return;
-  const ClusterPlan& plan = setup_done<kStages, kBandRows>.require("cluster-multicast",
+  const ClusterPlan& plan = setup_done<kStages, kBandRows, kEpilogue>.require("cluster-multicast",
                                                                             "setup_gemm_cluster_multicast");
   if (!gemm_tma::tma_describes(A, B, k)) {
     gemm_wgmma::gemm<kBlockN, kStages>(m, n, k, alpha, A, B, beta, C, stream);
@@ -344,23 +347,25 @@ inline void gemm_on_grid(int m, int n, int k, float alpha, const bf16* A, const 
   const bool pairs_c = n % 2 == 0 && reinterpret_cast<std::uintptr_t>(C) % 8 == 0;
   const LaunchConfig launch(clusters_for(m, n, max_blocks, plan.max_active_clusters), T::kThreads, T::kSharedBytes,
                             stream);
-  TUT_CUDA_CHECK(cudaLaunchKernelEx(&launch.config, gemm_cluster_multicast_kernel<kStages, kBandRows>,
+  TUT_CUDA_CHECK(cudaLaunchKernelEx(&launch.config, gemm_cluster_multicast_kernel<kStages, kBandRows, kEpilogue>,
                                     map_a.map, map_b.map, m, n, k, alpha, beta, C, pairs_c));
   TUT_CHECK_LAUNCH();
 }
 
-template <int kStages = kCandidateStages, int kBandRows = kPairBandRows>
+template <int kStages = kCandidateStages, int kBandRows = kPairBandRows,
+          gemm_persistent::CEpilogue kEpilogue = gemm_persistent::CEpilogue::kFragments>
 inline void gemm(int m, int n, int k, float alpha, const bf16* A, const bf16* B, float beta, float* C,
                  cudaStream_t stream) {
-  gemm_on_grid<kStages, kBandRows>(m, n, k, alpha, A, B, beta, C, stream,
-                                   tut::sm_count_in_use(tut::current_device()));
+  gemm_on_grid<kStages, kBandRows, kEpilogue>(m, n, k, alpha, A, B, beta, C, stream,
+                                              tut::sm_count_in_use(tut::current_device()));
 }
 
 // The kernel as a variant of a tensor-core chapter.
-template <int kStages = kCandidateStages, int kBandRows = kPairBandRows>
+template <int kStages = kCandidateStages, int kBandRows = kPairBandRows,
+          gemm_persistent::CEpilogue kEpilogue = gemm_persistent::CEpilogue::kFragments>
 tut::gemm_tc::TcVariant as_variant(const std::string& name, const std::string& description, bool on_demand) {
-  return {name, description, gemm<kStages, kBandRows>, 90, on_demand,
-          [name](int, int, int) { setup_gemm_cluster_multicast<kStages, kBandRows>(name); }};
+  return {name, description, gemm<kStages, kBandRows, kEpilogue>, 90, on_demand,
+          [name](int, int, int) { setup_gemm_cluster_multicast<kStages, kBandRows, kEpilogue>(name); }};
 }
 
 }  // namespace gemm_cluster_multicast

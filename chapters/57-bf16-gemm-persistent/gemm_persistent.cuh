@@ -22,6 +22,7 @@
 #include <string>
 
 #include "bulk_copy.cuh"
+#include "c_epilogue.cuh"  // how the consumers write C (a template option; the stage: kFragments)
 #include "cli.hpp"
 #include "cuda_check.cuh"
 #include "gemm_tc/mma_sync.cuh"
@@ -55,7 +56,7 @@ static_assert(kStageBandRows == 16 && kDefaultBandRows<128> == 8,
               "sqrt(132 x 256 / 128) = 16.2 and sqrt(132) = 11.5, each rounded down to a power of two: the bands "
               "the README describes");
 
-template <int kBlockN, int kStages, int kBandRows>
+template <int kBlockN, int kStages, int kBandRows, CEpilogue kEpilogue = CEpilogue::kFragments>
 __global__ void __launch_bounds__(Tile<kBlockN, kStages>::kThreads, Tile<kBlockN, kStages>::kBlocksPerSm)
     gemm_persistent_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                            int m, int n, int k, float alpha, float beta, float* __restrict__ C, bool pairs_c) {
@@ -90,6 +91,7 @@ __global__ void __launch_bounds__(Tile<kBlockN, kStages>::kThreads, Tile<kBlockN
   if (warpgroup == 0) {
     warpgroup_registers_decrease<T::Registers::kProducerRegisters>();
     if (threadIdx.x == 0) {
+      const bool prefetch_c = prefetch_c_allowed(C, n, beta);
       std::uint32_t count = 0;  // slices loaded so far, over all of this block's tiles
       for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         const TileCoord t = tile_of<kBandRows>(tile, tiles_m, tiles_n);
@@ -101,6 +103,10 @@ __global__ void __launch_bounds__(Tile<kBlockN, kStages>::kThreads, Tile<kBlockN
           mbarrier_arrive_expect_tx(&full[stage], kStageBytes);
           tma_load_2d(a_stages + stage * T::kATileElements, &map_a, s * T::kBlockK, t.row * T::kBlockM, &full[stage]);
           tma_load_2d(b_stages + stage * T::kBTileElements, &map_b, s * T::kBlockK, t.col * kBlockN, &full[stage]);
+          // The candidate kBatchedPrefetch: during the tile's last slices, its rows of C into L2 (c_epilogue.cuh).
+          if constexpr (kEpilogue == CEpilogue::kBatchedPrefetch)
+            if (prefetch_c)
+              prefetch_c_rows<T::kBlockM, kBlockN>(C, m, n, t.row * T::kBlockM, t.col * kBlockN, s, slices);
         }
       }
     }
@@ -142,29 +148,26 @@ __global__ void __launch_bounds__(Tile<kBlockN, kStages>::kThreads, Tile<kBlockN
     // Its stage is free now, before the epilogue: the producer fills it with the next tile's slice meanwhile.
     mbarrier_arrive(&empty[Ring::stage(count - 1)]);
 
-    // Epilogue (chapter 54's): an 8-column block j of the accumulators is an mma.sync m16n8 C fragment.
+    // Epilogue (chapter 54's for the stage): an 8-column block j of the accumulators is an mma.sync m16n8 C fragment
+    // (c_epilogue.cuh: the stage's kFragments stores them one by one, the candidates in batches).
     const int row0 = t.row * T::kBlockM + consumer * T::kWgmmaM + warp_in_group * 16;
-#pragma unroll
-    for (int j = 0; j < kBlockN / 8; ++j) {
-      const float fragment[4] = {acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]};
-      store_c_fragment(fragment, C, m, n, row0, t.col * kBlockN + 8 * j, alpha, beta, pairs_c);
-    }
+    store_c_warp_rows<kBlockN, kEpilogue>(acc, C, m, n, row0, t.col * kBlockN, alpha, beta, pairs_c);
   }
 #else
   (void)map_a, (void)map_b, (void)m, (void)n, (void)k, (void)alpha, (void)beta, (void)C, (void)pairs_c;
 #endif
 }
 
-template <int kBlockN, int kStages, int kBandRows>
+template <int kBlockN, int kStages, int kBandRows, CEpilogue kEpilogue = CEpilogue::kFragments>
 inline tut::PerDevice<tut::SetupDone> setup_done;
 
 // Refuses (tut::UsageError, one line) where this program's sm_90a code cannot run, then opts in to the dynamic
 // shared memory of this kernel and of chapter 54's (the path for what TMA cannot describe); once per device.
-template <int kBlockN, int kStages, int kBandRows>
+template <int kBlockN, int kStages, int kBandRows, CEpilogue kEpilogue = CEpilogue::kFragments>
 inline void setup_gemm_persistent(const std::string& variant) {
-  setup_done<kBlockN, kStages, kBandRows>.ensure([&] {
+  setup_done<kBlockN, kStages, kBandRows, kEpilogue>.ensure([&] {
     if (const char* why = tut::hopper::sm90a_unavailable_reason()) throw tut::UsageError(variant + ": " + why);
-    TUT_CUDA_CHECK(cudaFuncSetAttribute(gemm_persistent_kernel<kBlockN, kStages, kBandRows>,
+    TUT_CUDA_CHECK(cudaFuncSetAttribute(gemm_persistent_kernel<kBlockN, kStages, kBandRows, kEpilogue>,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         Tile<kBlockN, kStages>::kSharedBytes));
     gemm_wgmma::setup_gemm_wgmma<kBlockN, kStages>(variant);
@@ -174,12 +177,12 @@ inline void setup_gemm_persistent(const std::string& variant) {
 
 // The launch on at most max_blocks blocks (one per SM: the block's shared memory and registers leave no room for
 // a second). gemm() gives the SMs in use; the tests give fewer, so that each block takes many tiles.
-template <int kBlockN, int kStages, int kBandRows>
+template <int kBlockN, int kStages, int kBandRows, CEpilogue kEpilogue = CEpilogue::kFragments>
 inline void gemm_on_grid(int m, int n, int k, float alpha, const bf16* A, const bf16* B, float beta, float* C,
                          cudaStream_t stream, int max_blocks) {
   using T = Tile<kBlockN, kStages>;
   if (m == 0 || n == 0) return;
-  setup_done<kBlockN, kStages, kBandRows>.require("bf16-gemm-persistent", "setup_gemm_persistent");
+  setup_done<kBlockN, kStages, kBandRows, kEpilogue>.require("bf16-gemm-persistent", "setup_gemm_persistent");
   if (!gemm_tma::tma_describes(A, B, k)) {
     gemm_wgmma::gemm<kBlockN, kStages>(m, n, k, alpha, A, B, beta, C, stream);
     return;
@@ -190,23 +193,25 @@ inline void gemm_on_grid(int m, int n, int k, float alpha, const bf16* A, const 
   const bool pairs_c = n % 2 == 0 && reinterpret_cast<std::uintptr_t>(C) % 8 == 0;
   const long long tiles = static_cast<long long>((m + T::kBlockM - 1) / T::kBlockM) * ((n + kBlockN - 1) / kBlockN);
   const int blocks = static_cast<int>(std::min<long long>(tiles, std::max(max_blocks, 1)));
-  gemm_persistent_kernel<kBlockN, kStages, kBandRows><<<blocks, T::kThreads, T::kSharedBytes, stream>>>(
+  gemm_persistent_kernel<kBlockN, kStages, kBandRows, kEpilogue><<<blocks, T::kThreads, T::kSharedBytes, stream>>>(
       map_a.map, map_b.map, m, n, k, alpha, beta, C, pairs_c);
   TUT_CHECK_LAUNCH();
 }
 
-template <int kBlockN, int kStages, int kBandRows = kDefaultBandRows<kBlockN>>
+template <int kBlockN, int kStages, int kBandRows = kDefaultBandRows<kBlockN>,
+          CEpilogue kEpilogue = CEpilogue::kFragments>
 inline void gemm(int m, int n, int k, float alpha, const bf16* A, const bf16* B, float beta, float* C,
                  cudaStream_t stream) {
-  gemm_on_grid<kBlockN, kStages, kBandRows>(m, n, k, alpha, A, B, beta, C, stream,
-                                            tut::sm_count_in_use(tut::current_device()));
+  gemm_on_grid<kBlockN, kStages, kBandRows, kEpilogue>(m, n, k, alpha, A, B, beta, C, stream,
+                                                       tut::sm_count_in_use(tut::current_device()));
 }
 
 // The stage's kernel as a variant of a later chapter's program (one block per SM in use), with its set-up.
-template <int kBlockN, int kStages, int kBandRows = kDefaultBandRows<kBlockN>>
+template <int kBlockN, int kStages, int kBandRows = kDefaultBandRows<kBlockN>,
+          CEpilogue kEpilogue = CEpilogue::kFragments>
 tut::gemm_tc::TcVariant as_variant(const std::string& name, const std::string& description, bool on_demand) {
-  return {name, description, gemm<kBlockN, kStages, kBandRows>, 90, on_demand,
-          [name](int, int, int) { setup_gemm_persistent<kBlockN, kStages, kBandRows>(name); }};
+  return {name, description, gemm<kBlockN, kStages, kBandRows, kEpilogue>, 90, on_demand,
+          [name](int, int, int) { setup_gemm_persistent<kBlockN, kStages, kBandRows, kEpilogue>(name); }};
 }
 
 }  // namespace gemm_persistent

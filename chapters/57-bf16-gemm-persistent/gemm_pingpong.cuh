@@ -145,22 +145,20 @@ __device__ __forceinline__ void multiply_slice(Accumulators<T>& acc, const bf16*
 
 // Epilogue (chapter 54's, per half): an 8-column block j of a half's accumulators is an mma.sync m16n8 C fragment
 // of the warp's 16 rows of that half.
-template <class T>
-__device__ __forceinline__ void store_tile(const Accumulators<T>& acc, float* C, int m, int n,
+// kEpilogue: chapter 57's c_epilogue.cuh (the candidate's default, kFragments, stores them one by one).
+template <class T, gemm_persistent::CEpilogue kEpilogue>
+__device__ __forceinline__ void store_tile(const Accumulators<T>& acc, float* __restrict__ C, int m, int n,
                                            gemm_persistent::TileCoord t, float alpha, float beta, bool pairs_c) {
   const int warp_in_group = (static_cast<int>(threadIdx.x) / 32) % 4;
 #pragma unroll
   for (int h = 0; h < T::kHalves; ++h) {
     const int row0 = t.row * T::kBlockM + h * T::kWgmmaM + warp_in_group * 16;
-#pragma unroll
-    for (int j = 0; j < T::kBlockN / 8; ++j) {
-      const float fragment[4] = {acc[h][4 * j], acc[h][4 * j + 1], acc[h][4 * j + 2], acc[h][4 * j + 3]};
-      tut::gemm_tc::store_c_fragment(fragment, C, m, n, row0, t.col * T::kBlockN + 8 * j, alpha, beta, pairs_c);
-    }
+    gemm_persistent::store_c_warp_rows<T::kBlockN, kEpilogue>(acc[h], C, m, n, row0, t.col * T::kBlockN, alpha, beta,
+                                                              pairs_c);
   }
 }
 
-template <int kStages, int kBandRows>
+template <int kStages, int kBandRows, gemm_persistent::CEpilogue kEpilogue = gemm_persistent::CEpilogue::kFragments>
 __global__ void __launch_bounds__(Tile<kStages>::kThreads, Tile<kStages>::kBlocksPerSm)
     gemm_pingpong_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, int m,
                          int n, int k, float alpha, float beta, float* __restrict__ C, bool pairs_c) {
@@ -196,6 +194,7 @@ __global__ void __launch_bounds__(Tile<kStages>::kThreads, Tile<kStages>::kBlock
     // each.
     warpgroup_registers_decrease<T::Registers::kProducerRegisters>();
     if (threadIdx.x == 0) {
+      const bool prefetch_c = gemm_persistent::prefetch_c_allowed(C, n, beta);
       std::uint32_t count = 0;  // slices loaded so far, over all of this block's tiles
       for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += grid) {
         const gemm_persistent::TileCoord t = gemm_persistent::tile_of<kBandRows>(tile, tiles_m, tiles_n);
@@ -206,6 +205,10 @@ __global__ void __launch_bounds__(Tile<kStages>::kThreads, Tile<kStages>::kBlock
           mbarrier_arrive_expect_tx(&full[stage], T::kStageBytes);
           tma_load_2d(a_stages + stage * T::kATileElements, &map_a, s * T::kBlockK, t.row * T::kBlockM, &full[stage]);
           tma_load_2d(b_stages + stage * T::kBTileElements, &map_b, s * T::kBlockK, t.col * T::kBlockN, &full[stage]);
+          if constexpr (kEpilogue == gemm_persistent::CEpilogue::kBatchedPrefetch)
+            if (prefetch_c)
+              gemm_persistent::prefetch_c_rows<T::kBlockM, T::kBlockN>(C, m, n, t.row * T::kBlockM,
+                                                                        t.col * T::kBlockN, s, slices);
         }
       }
     }
@@ -242,7 +245,7 @@ __global__ void __launch_bounds__(Tile<kStages>::kThreads, Tile<kStages>::kBlock
     fence_accumulators<T>(acc);
     // Its stage is free now, before the epilogue: the producer refills it for the other consumer meanwhile.
     mbarrier_arrive(&empty[Ring::stage(count - 1)]);
-    store_tile<T>(acc, C, m, n, t, alpha, beta, pairs_c);
+    store_tile<T, kEpilogue>(acc, C, m, n, t, alpha, beta, pairs_c);
   }
 #else
   (void)map_a, (void)map_b, (void)m, (void)n, (void)k, (void)alpha, (void)beta, (void)C, (void)pairs_c;
@@ -252,16 +255,16 @@ __global__ void __launch_bounds__(Tile<kStages>::kThreads, Tile<kStages>::kBlock
 // The stages chapters 57 and 59 run it with: 6 x 32 KiB, as many as fit beside the mbarriers.
 inline constexpr int kCandidateStages = 6;
 
-template <int kStages, int kBandRows>
+template <int kStages, int kBandRows, gemm_persistent::CEpilogue kEpilogue = gemm_persistent::CEpilogue::kFragments>
 inline tut::PerDevice<tut::SetupDone> setup_done;
 
 // Refuses (tut::UsageError, one line) where this program's sm_90a code cannot run, then opts in to the dynamic
 // shared memory of this kernel and of chapter 54's (the path for what TMA cannot describe); once per device.
-template <int kStages, int kBandRows>
+template <int kStages, int kBandRows, gemm_persistent::CEpilogue kEpilogue = gemm_persistent::CEpilogue::kFragments>
 inline void setup_gemm_pingpong(const std::string& variant) {
-  setup_done<kStages, kBandRows>.ensure([&] {
+  setup_done<kStages, kBandRows, kEpilogue>.ensure([&] {
     if (const char* why = tut::hopper::sm90a_unavailable_reason()) throw tut::UsageError(variant + ": " + why);
-    TUT_CUDA_CHECK(cudaFuncSetAttribute(gemm_pingpong_kernel<kStages, kBandRows>,
+    TUT_CUDA_CHECK(cudaFuncSetAttribute(gemm_pingpong_kernel<kStages, kBandRows, kEpilogue>,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize, Tile<kStages>::kSharedBytes));
     gemm_wgmma::setup_gemm_wgmma<128, kStages>(variant);
     return tut::SetupDone{};
@@ -270,12 +273,12 @@ inline void setup_gemm_pingpong(const std::string& variant) {
 
 // The launch on at most max_blocks blocks (one per SM, as chapter 57's). gemm() gives the SMs in use; the tests give
 // fewer, so that each block takes many tiles (and both consumers several).
-template <int kStages, int kBandRows>
+template <int kStages, int kBandRows, gemm_persistent::CEpilogue kEpilogue = gemm_persistent::CEpilogue::kFragments>
 inline void gemm_on_grid(int m, int n, int k, float alpha, const bf16* A, const bf16* B, float beta, float* C,
                          cudaStream_t stream, int max_blocks) {
   using T = Tile<kStages>;
   if (m == 0 || n == 0) return;
-  setup_done<kStages, kBandRows>.require("ping-pong", "setup_gemm_pingpong");
+  setup_done<kStages, kBandRows, kEpilogue>.require("ping-pong", "setup_gemm_pingpong");
   if (!gemm_tma::tma_describes(A, B, k)) {
     gemm_wgmma::gemm<128, kStages>(m, n, k, alpha, A, B, beta, C, stream);
     return;
@@ -287,23 +290,25 @@ inline void gemm_on_grid(int m, int n, int k, float alpha, const bf16* A, const 
   const long long tiles =
       static_cast<long long>((m + T::kBlockM - 1) / T::kBlockM) * ((n + T::kBlockN - 1) / T::kBlockN);
   const int blocks = static_cast<int>(std::min<long long>(tiles, std::max(max_blocks, 1)));
-  gemm_pingpong_kernel<kStages, kBandRows><<<blocks, T::kThreads, T::kSharedBytes, stream>>>(
+  gemm_pingpong_kernel<kStages, kBandRows, kEpilogue><<<blocks, T::kThreads, T::kSharedBytes, stream>>>(
       map_a.map, map_b.map, m, n, k, alpha, beta, C, pairs_c);
   TUT_CHECK_LAUNCH();
 }
 
-template <int kStages, int kBandRows = gemm_persistent::kDefaultBandRows<128>>
+template <int kStages, int kBandRows = gemm_persistent::kDefaultBandRows<128>,
+          gemm_persistent::CEpilogue kEpilogue = gemm_persistent::CEpilogue::kFragments>
 inline void gemm(int m, int n, int k, float alpha, const bf16* A, const bf16* B, float beta, float* C,
                  cudaStream_t stream) {
-  gemm_on_grid<kStages, kBandRows>(m, n, k, alpha, A, B, beta, C, stream,
-                                   tut::sm_count_in_use(tut::current_device()));
+  gemm_on_grid<kStages, kBandRows, kEpilogue>(m, n, k, alpha, A, B, beta, C, stream,
+                                              tut::sm_count_in_use(tut::current_device()));
 }
 
 // The kernel as a variant of a tensor-core chapter (chapter 59 takes it as a candidate).
-template <int kStages = kCandidateStages, int kBandRows = gemm_persistent::kDefaultBandRows<128>>
+template <int kStages = kCandidateStages, int kBandRows = gemm_persistent::kDefaultBandRows<128>,
+          gemm_persistent::CEpilogue kEpilogue = gemm_persistent::CEpilogue::kFragments>
 tut::gemm_tc::TcVariant as_variant(const std::string& name, const std::string& description, bool on_demand) {
-  return {name, description, gemm<kStages, kBandRows>, 90, on_demand,
-          [name](int, int, int) { setup_gemm_pingpong<kStages, kBandRows>(name); }};
+  return {name, description, gemm<kStages, kBandRows, kEpilogue>, 90, on_demand,
+          [name](int, int, int) { setup_gemm_pingpong<kStages, kBandRows, kEpilogue>(name); }};
 }
 
 }  // namespace gemm_pingpong

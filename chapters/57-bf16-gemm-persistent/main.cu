@@ -33,31 +33,34 @@ tut::gemm_tc::TcVariant grid_variant(const std::string& name, const std::string&
 }
 
 // One tile shape and band of chapter 57's kernel as a variant; grid_blocks as above.
-template <int kBlockN, int kStages, int kBandRows>
+template <int kBlockN, int kStages, int kBandRows,
+          gemm_persistent::CEpilogue kEpilogue = gemm_persistent::CEpilogue::kFragments>
 tut::gemm_tc::TcVariant persistent_variant(const std::string& name, const std::string& description, bool on_demand,
                                            int grid_blocks) {
-  return grid_variant(name, description, on_demand, grid_blocks, gemm_persistent::gemm<kBlockN, kStages, kBandRows>,
-                      gemm_persistent::gemm_on_grid<kBlockN, kStages, kBandRows>,
-                      gemm_persistent::setup_gemm_persistent<kBlockN, kStages, kBandRows>);
+  return grid_variant(name, description, on_demand, grid_blocks,
+                      gemm_persistent::gemm<kBlockN, kStages, kBandRows, kEpilogue>,
+                      gemm_persistent::gemm_on_grid<kBlockN, kStages, kBandRows, kEpilogue>,
+                      gemm_persistent::setup_gemm_persistent<kBlockN, kStages, kBandRows, kEpilogue>);
 }
 
 // The ping-pong kernel (gemm_pingpong.cuh) as a variant; grid_blocks as above.
-template <int kStages, int kBandRows>
+template <int kStages, int kBandRows, gemm_persistent::CEpilogue kEpilogue = gemm_persistent::CEpilogue::kFragments>
 tut::gemm_tc::TcVariant pingpong_variant(const std::string& name, const std::string& description, bool on_demand,
                                          int grid_blocks) {
-  return grid_variant(name, description, on_demand, grid_blocks, gemm_pingpong::gemm<kStages, kBandRows>,
-                      gemm_pingpong::gemm_on_grid<kStages, kBandRows>,
-                      gemm_pingpong::setup_gemm_pingpong<kStages, kBandRows>);
+  return grid_variant(name, description, on_demand, grid_blocks, gemm_pingpong::gemm<kStages, kBandRows, kEpilogue>,
+                      gemm_pingpong::gemm_on_grid<kStages, kBandRows, kEpilogue>,
+                      gemm_pingpong::setup_gemm_pingpong<kStages, kBandRows, kEpilogue>);
 }
 
 // The cluster-multicast kernel (gemm_cluster_multicast.cuh) as a variant; grid_blocks as above (floor(grid_blocks /
 // 2) clusters of 2 CTAs, at least one).
-template <int kStages, int kBandRows>
+template <int kStages, int kBandRows, gemm_persistent::CEpilogue kEpilogue = gemm_persistent::CEpilogue::kFragments>
 tut::gemm_tc::TcVariant cluster_multicast_variant(const std::string& name, const std::string& description,
                                                   bool on_demand, int grid_blocks) {
-  return grid_variant(name, description, on_demand, grid_blocks, gemm_cluster_multicast::gemm<kStages, kBandRows>,
-                      gemm_cluster_multicast::gemm_on_grid<kStages, kBandRows>,
-                      gemm_cluster_multicast::setup_gemm_cluster_multicast<kStages, kBandRows>);
+  return grid_variant(name, description, on_demand, grid_blocks,
+                      gemm_cluster_multicast::gemm<kStages, kBandRows, kEpilogue>,
+                      gemm_cluster_multicast::gemm_on_grid<kStages, kBandRows, kEpilogue>,
+                      gemm_cluster_multicast::setup_gemm_cluster_multicast<kStages, kBandRows, kEpilogue>);
 }
 
 }  // namespace
@@ -93,6 +96,26 @@ std::vector<tut::gemm_tc::TcVariant> persistent_variants(int grid_blocks = 0) {
               " KiB, bands of " +
               std::to_string(gemm_persistent::kDefaultBandRows<128>) + " tile-rows)",
           true, grid_blocks),
+      persistent_variant<256, 4, kBand, gemm_persistent::CEpilogue::kBatched>(
+          "epilogue-batched",
+          "experimental: the stage with its epilogue's loads of C in batches (c_epilogue.cuh): where a warp's 16 rows "
+          "and the tile's 256 columns lie inside C, " +
+              std::to_string(gemm_persistent::kEpilogueBatch) +
+              " fragments' old C (2 float2 each) are loaded before their stores, one memory round trip per batch "
+              "instead of one per float2",
+          true, grid_blocks),
+      persistent_variant<256, 4, kBand, gemm_persistent::CEpilogue::kBatchedPrefetch>(
+          "epilogue-prefetch",
+          "experimental: epilogue-batched, and the producer asks L2 for the tile's rows of C "
+          "(cp.async.bulk.prefetch.L2) during the tile's last " +
+              std::to_string(gemm_persistent::kPrefetchSlices) +
+              " slices, so that the batches find C in L2 (beta != 0, N % 4 == 0)",
+          true, grid_blocks),
+      pingpong_variant<gemm_pingpong::kCandidateStages, gemm_persistent::kDefaultBandRows<128>,
+                       gemm_persistent::CEpilogue::kBatchedPrefetch>(
+          "ping-pong-epilogue-prefetch",
+          "experimental: ping-pong with epilogue-prefetch's epilogue (batched loads of C, C prefetched into L2)",
+          true, grid_blocks),
       cluster_multicast_variant<gemm_cluster_multicast::kCandidateStages, gemm_cluster_multicast::kPairBandRows>(
           "cluster-multicast",
           "experimental: the stage's kernel in clusters of 2 CTAs that take tile-rows 2p and 2p + 1 of one "
@@ -101,6 +124,12 @@ std::vector<tut::gemm_tc::TcVariant> persistent_variants(int grid_blocks = 0) {
           "(128 x 256 x 64, " +
               std::to_string(gemm_cluster_multicast::kCandidateStages) + " stages, bands of " +
               std::to_string(gemm_cluster_multicast::kPairBandRows) + " pair-rows; sm_90a)",
+          true, grid_blocks),
+      cluster_multicast_variant<gemm_cluster_multicast::kCandidateStages, gemm_cluster_multicast::kPairBandRows,
+                                gemm_persistent::CEpilogue::kBatchedPrefetch>(
+          "cluster-epilogue-prefetch",
+          "experimental: cluster-multicast with epilogue-prefetch's epilogue (batched loads of C, C prefetched into "
+          "L2): the epilogue fix and a third less read from L2 per slice",
           true, grid_blocks),
   };
 }

@@ -8,7 +8,8 @@
 // tiles. The cluster-multicast candidate (gemm_cluster_multicast.cuh) runs in all of these too, and alone where its
 // clusters can go wrong: a pair's second tile partly or wholly past M (odd tile-row counts, M = 129, M <= 128), B's
 // second half past N, one tile, fewer tile pairs than clusters, odd pair counts per cluster, 2 clusters + 1 pairs.
-// sm_90a only: elsewhere the program skips (exit 77) with one line. The
+// The epilogue candidates (c_epilogue.cuh) run in all of these, and alone where their batched and fragment paths meet
+// in one tile. sm_90a only: elsewhere the program skips (exit 77) with one line. The
 // schedule's indices and the ring's protocol are checked on the host too (test_persistent_schedule.cpp).
 #define TUT_CHAPTER_NO_MAIN
 #include "main.cu"
@@ -127,18 +128,21 @@ TEST_CASE("57: more tiles than SMs on the grid the program launches (one block p
 }
 
 // One candidate of persistent_variants() alone, by name, on a grid of `blocks` (grid_blocks as there; the cluster
-// candidate takes floor(blocks / 2) clusters, at least one). On a grid of its own a variant is named
-// "<name> on <blocks> blocks" (main.cu's grid_variant).
+// candidate takes floor(blocks / 2) clusters, at least one). On a given grid the variant's name is "NAME on B blocks".
 std::vector<tut::gemm_tc::TcVariant> candidate_variants(const std::string& name, int blocks) {
+  const std::string full = blocks > 0 ? name + " on " + std::to_string(blocks) + " blocks" : name;
   std::vector<tut::gemm_tc::TcVariant> v;
   for (auto& variant : persistent_variants(blocks))
-    if (variant.name == name || variant.name.rfind(name + " on ", 0) == 0) v.push_back(variant);
+    if (variant.name == full) v.push_back(variant);
   REQUIRE(v.size() == 1);
   return v;
 }
 std::vector<tut::gemm_tc::TcVariant> pingpong_variants(int blocks) { return candidate_variants("ping-pong", blocks); }
+// Both cluster kernels: the candidate's, and the one with the epilogue candidates' epilogue (c_epilogue.cuh).
 std::vector<tut::gemm_tc::TcVariant> cluster_variants(int blocks) {
-  return candidate_variants("cluster-multicast", blocks);
+  std::vector<tut::gemm_tc::TcVariant> v = candidate_variants("cluster-multicast", blocks);
+  for (auto& variant : candidate_variants("cluster-epilogue-prefetch", blocks)) v.push_back(variant);
+  return v;
 }
 
 TEST_CASE("57: ping-pong: one tile (consumer 1 idle), odd tile counts per block, 2 grid + 1 tiles, many slice counts") {
@@ -160,6 +164,25 @@ TEST_CASE("57: ping-pong: one tile (consumer 1 idle), odd tile counts per block,
   // block takes 3).
   const int sms = tut::sm_count_in_use(tut::current_device());
   tut::gemm_tc::testing::check_variants_at(pingpong_variants(0), {{1000, 1000, 328}, {128 * (2 * sms + 1), 100, 72}});
+}
+
+// The epilogue candidates (c_epilogue.cuh) alone where their paths split: warps whose 16 rows cross M (M = 1000, 1030)
+// and tiles past N take the fragments' path beside batched warps of the same tile; N % 4 == 2 (514, 1030) keeps float2
+// pairs but no prefetch (rows not on 16 bytes); 1, 2, 7, 9 and 13 slices per tile (the prefetch's rows spread over
+// fewer slices than kPrefetchSlices, or over 8 of more); beta = 0 with C full of NaN; several tiles per block.
+TEST_CASE("57: epilogue candidates: batched and fragment warps in one tile, N % 4 == 2, prefetch over 1 to 13 slices") {
+  const Watchdog dog("epilogue candidates", kCaseSeconds);
+  std::vector<tut::gemm_tc::TcVariant> v;
+  for (const char* name :
+       {"epilogue-batched", "epilogue-prefetch", "ping-pong-epilogue-prefetch", "cluster-epilogue-prefetch"})
+    for (auto& variant : candidate_variants(name, 3)) v.push_back(variant);
+  const std::vector<tut::gemm_tc::testing::Shape> shapes = {{1000, 1000, 328}, {640, 514, 128}, {1030, 1030, 64},
+                                                            {384, 1024, 448}, {256, 768, 576},  {129, 512, 832}};
+  tut::gemm_tc::testing::check_variants_at(v, shapes);
+  tut::gemm_tc::testing::check_variants_at(v, shapes, -2.0f, 0.0f);
+  tut::gemm_tc::testing::check_variants_at(v, shapes, 0.5f, 1.0f);
+  for (auto& name : {"epilogue-prefetch", "ping-pong-epilogue-prefetch", "cluster-epilogue-prefetch"})
+    tut::gemm_tc::testing::check_variants_at(candidate_variants(name, 0), {{4096, 2048, 72}, {1000, 2052, 64}});
 }
 
 TEST_CASE("57: clusters: the clusters each grid gives") {
@@ -213,11 +236,12 @@ TEST_CASE("57: cluster-multicast: pairs' second tiles past M, B halves past N, o
 
 // The kernels as compiled (common/hopper/hopper_testing.cuh): the registers their split assumes, no spills, one
 // block per SM.
-template <int kBlockN, int kStages, int kBandRows>
+template <int kBlockN, int kStages, int kBandRows,
+          gemm_persistent::CEpilogue kEpilogue = gemm_persistent::CEpilogue::kFragments>
 void check_register_split(const std::string& variant) {
-  gemm_persistent::setup_gemm_persistent<kBlockN, kStages, kBandRows>(variant);
+  gemm_persistent::setup_gemm_persistent<kBlockN, kStages, kBandRows, kEpilogue>(variant);
   tut::hopper::testing::check_register_split<gemm_persistent::Tile<kBlockN, kStages>>(
-      variant, gemm_persistent::gemm_persistent_kernel<kBlockN, kStages, kBandRows>, true);
+      variant, gemm_persistent::gemm_persistent_kernel<kBlockN, kStages, kBandRows, kEpilogue>, true);
 }
 
 TEST_CASE("57: each kernel launches with the registers its split assumes, spills nothing, fits one block per SM") {
@@ -227,15 +251,28 @@ TEST_CASE("57: each kernel launches with the registers its split assumes, spills
   check_register_split<256, 4, 1>("persistent-row-by-row");
   check_register_split<256, 4, 8>("persistent-band-8");
   check_register_split<128, 6, gemm_persistent::kDefaultBandRows<128>>("persistent-128x128-6-stages");
+  check_register_split<256, 4, kBand, gemm_persistent::CEpilogue::kBatched>("epilogue-batched");
+  check_register_split<256, 4, kBand, gemm_persistent::CEpilogue::kBatchedPrefetch>("epilogue-prefetch");
   constexpr int kPingPongBand = gemm_persistent::kDefaultBandRows<128>;
   gemm_pingpong::setup_gemm_pingpong<gemm_pingpong::kCandidateStages, kPingPongBand>("ping-pong");
   tut::hopper::testing::check_register_split<gemm_pingpong::Tile<gemm_pingpong::kCandidateStages>>(
       "ping-pong", gemm_pingpong::gemm_pingpong_kernel<gemm_pingpong::kCandidateStages, kPingPongBand>, true);
+  constexpr auto kPrefetch = gemm_persistent::CEpilogue::kBatchedPrefetch;
+  gemm_pingpong::setup_gemm_pingpong<gemm_pingpong::kCandidateStages, kPingPongBand, kPrefetch>(
+      "ping-pong-epilogue-prefetch");
+  tut::hopper::testing::check_register_split<gemm_pingpong::Tile<gemm_pingpong::kCandidateStages>>(
+      "ping-pong-epilogue-prefetch",
+      gemm_pingpong::gemm_pingpong_kernel<gemm_pingpong::kCandidateStages, kPingPongBand, kPrefetch>, true);
   constexpr int kClusterStages = gemm_cluster_multicast::kCandidateStages;
   constexpr int kClusterBand = gemm_cluster_multicast::kPairBandRows;
   gemm_cluster_multicast::setup_gemm_cluster_multicast<kClusterStages, kClusterBand>("cluster-multicast");
   tut::hopper::testing::check_register_split<gemm_cluster_multicast::Tile<kClusterStages>>(
       "cluster-multicast", gemm_cluster_multicast::gemm_cluster_multicast_kernel<kClusterStages, kClusterBand>, true);
+  gemm_cluster_multicast::setup_gemm_cluster_multicast<kClusterStages, kClusterBand, kPrefetch>(
+      "cluster-epilogue-prefetch");
+  tut::hopper::testing::check_register_split<gemm_cluster_multicast::Tile<kClusterStages>>(
+      "cluster-epilogue-prefetch",
+      gemm_cluster_multicast::gemm_cluster_multicast_kernel<kClusterStages, kClusterBand, kPrefetch>, true);
   // The clusters of two the GPU holds at once: the persistent grid takes no more.
   const int clusters = gemm_cluster_multicast::setup_done<kClusterStages, kClusterBand>.require("57", "setup")
                            .max_active_clusters;

@@ -79,9 +79,10 @@ TEST_CASE("59: the plan line of a measured shape names every candidate's time; a
   INFO(line);
   const std::string shape_class = tut::gemm::shape_class_half_octaves(measured.m, measured.n, measured.k);
   CHECK(line.rfind("plan: 59 bf16 gemm " + shape_class + ": ", 0) == 0);
-  CHECK(line.find("(measured: 3 candidates bf16-gemm-split-k ") != std::string::npos);
+  CHECK(line.find("(measured: 4 candidates bf16-gemm-split-k ") != std::string::npos);
   CHECK(line.find(", bf16-gemm-tma-mbarrier ") != std::string::npos);
   CHECK(line.find(", ping-pong ") != std::string::npos);
+  CHECK(line.find(", epilogue-prefetch ") != std::string::npos);
   for (const auto& s : {tut::gemm_tc::testing::Shape{0, 256, 64}, {128, 0, 64}, {128, 256, 0}}) {
     const std::string empty =
         tut::testing::plan_line_of([&] { tut::gemm_tc::testing::check_variants_at({stage.variant}, {s}); });
