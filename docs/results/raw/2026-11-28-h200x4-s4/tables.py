@@ -245,7 +245,7 @@ def sweep_table():
     out += ["", f"One run of `{command}` ({SWEEP_PROVENANCE}; raw: [sweep-55-57.csv]({RAW_LINK}{SWEEP_CSV}), plot: "
                 f"[sweep-h200.png]({SWEEP_PLOT.name})): one process per program and shape, each timing its stage "
                 "and cuBLAS, every output checked against cuBLAS; each ratio is from one process, and no time of "
-                "one process is divided by one of another. No cell is called a tie: at `--budget-ms {SWEEP_BUDGET}` one slow "
+                f"one process is divided by one of another. No cell is called a tie: at `--budget-ms {SWEEP_BUDGET}` one slow "
                 f"repetition of cuBLAS stretches its min–max range over speeds as far apart as 0.47x, so the range "
                 f"cannot tell a tie here; read the ratios as one run's. Geometric mean of the speed vs cuBLAS over the {len(rows)} shapes: "
                 + ", ".join(f"{geo[c]:.3f}x for chapter {c[:2]}'s stage" for c, _ in stages) + f". Of the "
