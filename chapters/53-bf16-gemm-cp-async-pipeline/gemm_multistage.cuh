@@ -6,7 +6,8 @@
 // Layout (common/gemm_tc/tc_workload.cuh): A M x K, B N x K, both row-major BF16 (K-major); C M x N FP32.
 // The block tile, the warp grid, the slice depth and the number of stages are one compile-time parameter, a
 // Tiling (below), so that the chapter program builds and measures several. The stage's (`Stage`, chosen by
-// measurement, README): 128 x 256 x 32 blocks of 8 warps of 64 x 64, 4 stages (96 KiB).
+// measurement, README): 128 x 256 x 32 blocks of 8 warps of 64 x 64, 4 stages (96 KiB), one block per SM, each
+// warp loading the next k16 step's ldmatrix fragments before it issues this step's mma.sync.
 // The opt-in above 48 KiB of dynamic shared memory is setup_gemm_multistage(), called once per device.
 #pragma once
 
@@ -47,7 +48,8 @@ struct SwizzleFor<64> {
 // tiles. BlocksPerSm is the occupancy asked of ptxas (__launch_bounds__: at most 65536 / (threads x BlocksPerSm)
 // registers a thread). PrefetchFragments: the warp loads the ldmatrix fragments of the next k16 step before it issues
 // this step's mma.sync (two sets of fragment registers), so the shared-memory latency hides behind the tensor cores.
-template <int BlockM, int BlockN, int BlockK, int WarpsM, int WarpsN, int Stages, int BlocksPerSm, bool PrefetchFragments>
+template <int BlockM, int BlockN, int BlockK, int WarpsM, int WarpsN, int Stages, int BlocksPerSm,
+          bool PrefetchFragments>
 struct Tiling {
   static constexpr int kBlockM = BlockM, kBlockN = BlockN, kBlockK = BlockK;
   static constexpr int kWarpsM = WarpsM, kWarpsN = WarpsN, kThreads = 32 * WarpsM * WarpsN;
@@ -67,7 +69,8 @@ struct Tiling {
   static_assert(kTilesM * kTilesN * 4 <= 128, "at most 128 FP32 accumulators a thread (a 64 x 64 warp tile)");
   static_assert(Stages >= 2 && Stages <= 8, "cp.async.wait_group takes kStages - 2");
   static_assert(kThreads * BlocksPerSm <= 2048, "at most 64 warps an SM");
-  static_assert(BlocksPerSm * (kSharedBytes + 1024) <= 228 * 1024, "BlocksPerSm blocks fit an sm_90 SM's shared memory");
+  static_assert(BlocksPerSm * (kSharedBytes + 1024) <= 228 * 1024,
+                "BlocksPerSm blocks fit an sm_90 SM's shared memory (228 KiB, 1 KiB of it reserved per block)");
 };
 
 // The stage's tiling, the fastest the chapter program measured on an H200 (README, "Choosing the tiling"); the
@@ -96,73 +99,77 @@ __global__ void __launch_bounds__(T::kThreads, T::kBlocksPerSm) gemm_multistage_
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   using namespace tut::gemm_tc;
   using namespace tut::async_copy;
+  // The tiling's numbers, under chapter 52's names.
+  constexpr int kBlockM = T::kBlockM, kBlockN = T::kBlockN, kBlockK = T::kBlockK, kStages = T::kStages;
+  constexpr int kWarpsN = T::kWarpsN, kThreads = T::kThreads, kWarpM = T::kWarpM, kWarpN = T::kWarpN;
+  constexpr int kTilesM = T::kTilesM, kTilesN = T::kTilesN, kSteps = T::kSteps;
+  constexpr int kATileElements = T::kATileElements, kBTileElements = T::kBTileElements;
   using Swizzle = typename T::Swizzle;
   extern __shared__ __align__(128) unsigned char shared_bytes[];
   bf16* const a_stages = reinterpret_cast<bf16*>(shared_bytes);
-  bf16* const b_stages = a_stages + T::kStages * T::kATileElements;
+  bf16* const b_stages = a_stages + kStages * kATileElements;
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-  const int warp_m = (warp / T::kWarpsN) * T::kWarpM, warp_n = (warp % T::kWarpsN) * T::kWarpN;
-  const int m0 = static_cast<int>(blockIdx.y) * T::kBlockM, n0 = static_cast<int>(blockIdx.x) * T::kBlockN;
-  const int slices = (k + T::kBlockK - 1) / T::kBlockK;
+  const int warp_m = (warp / kWarpsN) * kWarpM, warp_n = (warp % kWarpsN) * kWarpN;
+  const int m0 = static_cast<int>(blockIdx.y) * kBlockM, n0 = static_cast<int>(blockIdx.x) * kBlockN;
+  const int slices = (k + kBlockK - 1) / kBlockK;
 
   // Starts the copies of slice s into its stage (asynchronous where a chunk is whole and aligned; edge chunks and
   // zeros are plain stores, visible after the barrier like the rest).
   auto load_slice = [&](int s) {
     const int stage = Pipeline::stage_of(s);
-    copy_tile<T::kBlockM, T::kBlockK, T::kThreads, true>(a_stages + stage * T::kATileElements, Swizzle{}, A, m, k, k,
-                                                         m0, s * T::kBlockK, vec_a);
-    copy_tile<T::kBlockN, T::kBlockK, T::kThreads, true>(b_stages + stage * T::kBTileElements, Swizzle{}, B, n, k, k,
-                                                         n0, s * T::kBlockK, vec_b);
+    copy_tile<kBlockM, kBlockK, kThreads, true>(a_stages + stage * kATileElements, Swizzle{}, A, m, k, k, m0,
+                                                s * kBlockK, vec_a);
+    copy_tile<kBlockN, kBlockK, kThreads, true>(b_stages + stage * kBTileElements, Swizzle{}, B, n, k, k, n0,
+                                                s * kBlockK, vec_b);
   };
 
-  // The warp's fragments of k16 step `step` of slice s: one ldmatrix.x4 per 16-row m-tile of A, one per pair of
-  // 8-column n-tiles of B (n-tiles 2p and 2p + 1: registers {0, 1} and {2, 3}).
+  // The warp's fragments of k16 step `step` of slice s (chapter 52's ldmatrix.x4s: one per 16-row m-tile of A, one
+  // per pair of 8-column n-tiles of B, n-tiles 2p and 2p + 1 in registers {0, 1} and {2, 3}), and its mma.sync on them.
   struct Fragments {
-    std::uint32_t a[T::kTilesM][4], b[T::kTilesN / 2][4];
+    std::uint32_t a[kTilesM][4], b[kTilesN / 2][4];
   };
   auto load_fragments = [&](Fragments& f, int s, int step) {
-    const bf16* a_tile = a_stages + Pipeline::stage_of(s) * T::kATileElements;
-    const bf16* b_tile = b_stages + Pipeline::stage_of(s) * T::kBTileElements;
-    const int chunk = step * kMmaK / 8;
+    const bf16* a_tile = a_stages + Pipeline::stage_of(s) * kATileElements;
+    const bf16* b_tile = b_stages + Pipeline::stage_of(s) * kBTileElements;
+    const int kk = step * kMmaK;
 #pragma unroll
-    for (int i = 0; i < T::kTilesM; ++i)
-      ldmatrix_x4(f.a[i], a_tile + Swizzle{}(warp_m + i * kMmaM + a_ldmatrix_row(lane), chunk + a_ldmatrix_chunk(lane)));
+    for (int i = 0; i < kTilesM; ++i)
+      ldmatrix_x4(f.a[i], a_tile + Swizzle{}(warp_m + i * kMmaM + a_ldmatrix_row(lane), kk / 8 + a_ldmatrix_chunk(lane)));
 #pragma unroll
-    for (int p = 0; p < T::kTilesN / 2; ++p)
-      ldmatrix_x4(f.b[p], b_tile + Swizzle{}(warp_n + p * 2 * kMmaN + b_ldmatrix_row(lane), chunk + b_ldmatrix_chunk(lane)));
+    for (int p = 0; p < kTilesN / 2; ++p)
+      ldmatrix_x4(f.b[p], b_tile + Swizzle{}(warp_n + p * 2 * kMmaN + b_ldmatrix_row(lane), kk / 8 + b_ldmatrix_chunk(lane)));
   };
-
-  float acc[T::kTilesM][T::kTilesN][4] = {};
+  float acc[kTilesM][kTilesN][4] = {};
   auto multiply = [&](const Fragments& f) {
 #pragma unroll
-    for (int i = 0; i < T::kTilesM; ++i)
+    for (int i = 0; i < kTilesM; ++i)
 #pragma unroll
-      for (int j = 0; j < T::kTilesN; ++j) mma_bf16_16816(acc[i][j], f.a[i], f.b[j / 2][(j % 2) * 2], f.b[j / 2][(j % 2) * 2 + 1]);
+      for (int j = 0; j < kTilesN; ++j) mma_bf16_16816(acc[i][j], f.a[i], f.b[j / 2][(j % 2) * 2], f.b[j / 2][(j % 2) * 2 + 1]);
   };
 
   // Prologue: slices 0 ... kStages - 2 in flight, one commit group each (empty groups past the last slice
   // keep the count of groups, and so the waits below, the same for every iteration).
 #pragma unroll
-  for (int s = 0; s < T::kStages - 1; ++s) {
+  for (int s = 0; s < kStages - 1; ++s) {
     if (s < slices) load_slice(s);
     cp_async_commit();
   }
-  // Slice 0 landed (kStages - 1 groups committed, at most kStages - 2 pending) and every thread's copies visible.
+  // kStages - 1 groups committed; at most kStages - 2 in flight: slice 0 has landed, and after the barrier every
+  // thread's copies of it are visible.
   cp_async_wait<Pipeline::kWaitDepth>();
   __syncthreads();
 
-  // Without the prefetch a slice's wait and barrier for the next slice come after its last k16 step; with it, one
-  // step earlier, so that the last step's mma.sync (on fragments already in registers) cover the next slice's
-  // first ldmatrix.
+  // The wait and the barrier for slice s + 1 come after slice s's last k16 step; with the prefetch, one step earlier,
+  // so that the last step's mma.sync (on fragments already in registers) cover the next slice's first ldmatrix.
   constexpr int kBuffers = T::kPrefetchFragments ? 2 : 1;
-  constexpr int kWaitStep = T::kPrefetchFragments ? T::kSteps - 2 : T::kSteps - 1;
+  constexpr int kWaitStep = T::kPrefetchFragments ? kSteps - 2 : kSteps - 1;
   Fragments frag[kBuffers];
   if constexpr (T::kPrefetchFragments) load_fragments(frag[0], 0, 0);
   for (int s = 0; s < slices; ++s) {
 #pragma unroll
-    for (int step = 0; step < T::kSteps; ++step) {
+    for (int step = 0; step < kSteps; ++step) {
       if constexpr (T::kPrefetchFragments) {  // the next step's fragments, this slice's or the next one's
-        if (step + 1 < T::kSteps) load_fragments(frag[(step + 1) % 2], s, step + 1);
+        if (step + 1 < kSteps) load_fragments(frag[(step + 1) % 2], s, step + 1);
         else if (s + 1 < slices) load_fragments(frag[(step + 1) % 2], s + 1, 0);
       } else {
         load_fragments(frag[0], s, step);
@@ -170,7 +177,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kBlocksPerSm) gemm_multistage_
       if (step == 0) {
         // Every warp passed the barrier after its last ldmatrix of slice s - 1: its stage takes slice
         // s + kStages - 1 (a group is committed even when there is none).
-        if (s + T::kStages - 1 < slices) load_slice(s + T::kStages - 1);
+        if (s + kStages - 1 < slices) load_slice(s + kStages - 1);
         cp_async_commit();
       }
       multiply(frag[step % kBuffers]);
@@ -184,9 +191,9 @@ __global__ void __launch_bounds__(T::kThreads, T::kBlocksPerSm) gemm_multistage_
   }
   cp_async_wait_all();  // only empty groups are left; no copy may outlive the block
 #pragma unroll
-  for (int i = 0; i < T::kTilesM; ++i)
+  for (int i = 0; i < kTilesM; ++i)
 #pragma unroll
-    for (int j = 0; j < T::kTilesN; ++j)
+    for (int j = 0; j < kTilesN; ++j)
       store_c_fragment(acc[i][j], C, m, n, m0 + warp_m + i * kMmaM, n0 + warp_n + j * kMmaN, alpha, beta, pairs_c);
 #else
   (void)m, (void)n, (void)k, (void)alpha, (void)A, (void)B, (void)beta, (void)C, (void)vec_a, (void)vec_b, (void)pairs_c;
@@ -237,6 +244,7 @@ inline void gemm(int m, int n, int k, float alpha, const bf16* A, const bf16* B,
 // their fallback where sm_90a code cannot run), other tilings in this chapter.
 template <class T = Stage>
 inline tut::gemm_tc::TcVariant as_variant(const std::string& name, const std::string& description, bool on_demand) {
+  static_assert(T::kSharedBytes <= 99 * 1024, "a variant runs on every sm_80+ GPU: sm_86 and sm_89 give a block 99 KiB");
   return {name, description, gemm_tiled<T>, 80, on_demand,
           [](int, int, int) { setup_gemm_multistage<ScheduleOf<T::kStages>, T>(); }};
 }
