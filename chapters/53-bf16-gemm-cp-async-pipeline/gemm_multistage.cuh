@@ -89,7 +89,9 @@ struct ScheduleOf {
 constexpr int kStages = Stage::kStages;  // the stage's (exercise 53 writes its schedule for it)
 using Schedule = ScheduleOf<kStages>;
 
-template <class Pipeline, class T = Stage>
+// kAligned: A's and B's rows all start 16-byte aligned (vector_ok) and each has fewer than 2^32 elements, so the
+// copies take copy_tile_aligned, with no branches; else copy_tile (element copies at the edges).
+template <class Pipeline, class T = Stage, bool kAligned = true>
 __global__ void __launch_bounds__(T::kThreads, T::kBlocksPerSm) gemm_multistage_kernel(int m, int n, int k, float alpha,
                                                                    const bf16* __restrict__ A,
                                                                    const bf16* __restrict__ B, float beta,
@@ -115,12 +117,20 @@ __global__ void __launch_bounds__(T::kThreads, T::kBlocksPerSm) gemm_multistage_
 
   // Starts the copies of slice s into its stage (asynchronous where a chunk is whole and aligned; edge chunks and
   // zeros are plain stores, visible after the barrier like the rest).
+  // Where the rows are aligned, slices past the last are zeros (a stage no one reads) rather than a branch.
   auto load_slice = [&](int s) {
     const int stage = Pipeline::stage_of(s);
-    copy_tile<kBlockM, kBlockK, kThreads, true>(a_stages + stage * kATileElements, Swizzle{}, A, m, k, k, m0,
-                                                s * kBlockK, vec_a);
-    copy_tile<kBlockN, kBlockK, kThreads, true>(b_stages + stage * kBTileElements, Swizzle{}, B, n, k, k, n0,
-                                                s * kBlockK, vec_b);
+    if constexpr (kAligned) {
+      copy_tile_aligned<kBlockM, kBlockK, kThreads>(a_stages + stage * kATileElements, Swizzle{}, A, m, k, k, m0,
+                                                    s * kBlockK, s < slices);
+      copy_tile_aligned<kBlockN, kBlockK, kThreads>(b_stages + stage * kBTileElements, Swizzle{}, B, n, k, k, n0,
+                                                    s * kBlockK, s < slices);
+    } else if (s < slices) {
+      copy_tile<kBlockM, kBlockK, kThreads, true>(a_stages + stage * kATileElements, Swizzle{}, A, m, k, k, m0,
+                                                  s * kBlockK, vec_a);
+      copy_tile<kBlockN, kBlockK, kThreads, true>(b_stages + stage * kBTileElements, Swizzle{}, B, n, k, k, n0,
+                                                  s * kBlockK, vec_b);
+    }
   };
 
   // The warp's fragments of k16 step `step` of slice s (chapter 52's ldmatrix.x4s: one per 16-row m-tile of A, one
@@ -151,7 +161,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kBlocksPerSm) gemm_multistage_
   // keep the count of groups, and so the waits below, the same for every iteration).
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
-    if (s < slices) load_slice(s);
+    load_slice(s);
     cp_async_commit();
   }
   // kStages - 1 groups committed; at most kStages - 2 in flight: slice 0 has landed, and after the barrier every
@@ -177,7 +187,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kBlocksPerSm) gemm_multistage_
       if (step == 0) {
         // Every warp passed the barrier after its last ldmatrix of slice s - 1: its stage takes slice
         // s + kStages - 1 (a group is committed even when there is none).
-        if (s + kStages - 1 < slices) load_slice(s + kStages - 1);
+        load_slice(s + kStages - 1);
         cp_async_commit();
       }
       multiply(frag[step % kBuffers]);
@@ -210,7 +220,9 @@ inline tut::PerDevice<tut::SetupDone>& setup_done = setup_done_for<Schedule>;
 template <class Pipeline = Schedule, class T = Stage>
 inline void setup_gemm_multistage() {
   setup_done_for<Pipeline, T>.ensure([] {
-    TUT_CUDA_CHECK(cudaFuncSetAttribute(gemm_multistage_kernel<Pipeline, T>,
+    TUT_CUDA_CHECK(cudaFuncSetAttribute(gemm_multistage_kernel<Pipeline, T, true>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSharedBytes));
+    TUT_CUDA_CHECK(cudaFuncSetAttribute(gemm_multistage_kernel<Pipeline, T, false>,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize, T::kSharedBytes));
     return tut::SetupDone{};
   });
@@ -223,9 +235,15 @@ inline void gemm_with(int m, int n, int k, float alpha, const bf16* A, const bf1
   if (m == 0 || n == 0) return;
   setup_done_for<Pipeline, T>.require("bf16-cp-async-pipeline", "setup_gemm_multistage");
   const bool pairs_c = n % 2 == 0 && reinterpret_cast<std::uintptr_t>(C) % 8 == 0;
-  gemm_multistage_kernel<Pipeline, T><<<tut::gemm::tile_grid(m, n, T::kBlockM, T::kBlockN), T::kThreads,
-                                        T::kSharedBytes, stream>>>(
-      m, n, k, alpha, A, B, beta, C, tut::gemm_tc::vector_ok(A, k), tut::gemm_tc::vector_ok(B, k), pairs_c);
+  const bool vec_a = tut::gemm_tc::vector_ok(A, k), vec_b = tut::gemm_tc::vector_ok(B, k);
+  const dim3 grid = tut::gemm::tile_grid(m, n, T::kBlockM, T::kBlockN);
+  const bool offsets_fit = tut::gemm_tc::copy_tile_aligned_fits(m, k) && tut::gemm_tc::copy_tile_aligned_fits(n, k);
+  if (vec_a && vec_b && offsets_fit)
+    gemm_multistage_kernel<Pipeline, T, true><<<grid, T::kThreads, T::kSharedBytes, stream>>>(
+        m, n, k, alpha, A, B, beta, C, vec_a, vec_b, pairs_c);
+  else
+    gemm_multistage_kernel<Pipeline, T, false><<<grid, T::kThreads, T::kSharedBytes, stream>>>(
+        m, n, k, alpha, A, B, beta, C, vec_a, vec_b, pairs_c);
   TUT_CHECK_LAUNCH();
 }
 
