@@ -16,11 +16,8 @@ TEST_CASE("53: a launch before setup_gemm_multistage() throws instead of setting
 
 TUT_TC_CHAPTER_TESTS(chapter_spec(), multistage_variants())
 
-TEST_CASE("53: slice counts 1 to 7 (prologue only, every stage reused) and a ragged last slice, every tiling") {
-  // K = 32 ... 192: 1 to 6 slices, K = 256 ... 448: 8 to 14; blocks of 128 x 256 and 256 x 128 whole and cut by the
-  // edge.
+TEST_CASE("53: slice counts 1 to 6 (prologue only, every stage reused) and a ragged last slice") {
   tut::gemm_tc::testing::check_variants_at(
-      multistage_variants(), {{128, 128, 32},  {128, 128, 64},  {128, 128, 96},  {128, 128, 128}, {128, 128, 160},
-                              {128, 128, 192}, {129, 131, 165}, {128, 256, 256}, {256, 128, 320}, {256, 256, 384},
-                              {255, 257, 448}, {300, 200, 421}});
+      multistage_variants(),
+      {{128, 128, 32}, {128, 128, 64}, {128, 128, 96}, {128, 128, 128}, {128, 128, 160}, {128, 128, 192}, {129, 131, 165}});
 }

@@ -1,5 +1,5 @@
 // Warp-level tensor-core building blocks of chapters 52-53 (sm_80+): ldmatrix and mma.sync m16n8k16 BF16
-// with FP32 accumulation, and the XOR swizzles of a shared tile whose rows are 4 (or 8) chunks of 16 bytes. Below
+// with FP32 accumulation, and the XOR swizzle of a shared tile whose rows are 4 chunks of 16 bytes. Below
 // sm_80 the bodies compile out (the chapters' hosts refuse such a GPU before any launch).
 //
 // Fragment layouts (PTX ISA, "Matrix Fragments for mma.m16n8k16" with .bf16): lane = 4 * group + quad.
@@ -32,17 +32,6 @@ struct Swizzled32 {
   static constexpr int kRowElements = 32;
   __host__ __device__ __forceinline__ int operator()(int row, int chunk) const {
     return row * kRowElements + ((chunk ^ ((row >> 1) & 3)) << 3);
-  }
-};
-
-// Rows of 64 BF16 (8 chunks, 128 bytes): each row is one whole 128-byte line, so an unswizzled 8 x 8 ldmatrix (one
-// chunk of 8 consecutive rows) hits one bank group 8 times. XOR-ing the chunk index with row % 8 gives 8 consecutive
-// rows 8 different positions of that chunk: no conflict, for ldmatrix and for the copy's 16-byte stores (8 threads
-// store the 8 chunks of one row). Chapter 53's 64-deep slices.
-struct Swizzled64 {
-  static constexpr int kRowElements = 64;
-  __host__ __device__ __forceinline__ int operator()(int row, int chunk) const {
-    return row * kRowElements + ((chunk ^ (row & 7)) << 3);
   }
 };
 

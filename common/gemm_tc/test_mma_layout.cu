@@ -120,32 +120,6 @@ TEST_CASE("the 16-byte stores of a swizzled tile copy are conflict-free (8 conse
   }
 }
 
-TEST_CASE("rows of 64 (chapter 53's 64-deep slices): every chunk once, ldmatrix rows and 16-byte stores conflict-free") {
-  const tut::gemm_tc::Swizzled64 swizzle;
-  constexpr int kRows = 256, kChunks = 8;
-  std::set<int> offsets;
-  for (int r = 0; r < kRows; ++r)
-    for (int c = 0; c < kChunks; ++c) {
-      const int o = swizzle(r, c);
-      CHECK_MESSAGE((o >= 0 && o < kRows * 64 && o % 8 == 0 && o / 64 == r), "row " << r << " chunk " << c);
-      offsets.insert(o);
-    }
-  CHECK(offsets.size() == static_cast<std::size_t>(kRows * kChunks));
-  // An ldmatrix phase: one chunk of 8 consecutive rows (rows 8 j ... 8 j + 7 of the A and B ldmatrix rows).
-  for (int r0 = 0; r0 < kRows; r0 += 8)
-    for (int c = 0; c < kChunks; ++c) {
-      std::array<int, 32> rows{};
-      for (int l = 0; l < 32; ++l) rows[l] = swizzle(r0 + l % 8, c);
-      check_conflict_free(rows);
-    }
-  // The copy: 8 consecutive threads store the 8 chunks of one row.
-  for (int r = 0; r < kRows; ++r) {
-    std::set<int> groups;
-    for (int c = 0; c < kChunks; ++c) groups.insert((swizzle(r, c) * 2 / 16) % 8);
-    CHECK_MESSAGE(groups.size() == 8, "row " << r);
-  }
-}
-
 TEST_CASE("without the swizzle the same ldmatrix rows conflict 4-way (what the swizzle removes)") {
   std::set<int> groups;
   for (int r = 0; r < 8; ++r) groups.insert((r * kDepth * 2 / 16) % 8);

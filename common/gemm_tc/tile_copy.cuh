@@ -56,34 +56,4 @@ __device__ __forceinline__ void copy_tile(__nv_bfloat16* smem, Layout layout, co
   }
 }
 
-// Whether copy_tile_aligned's 32-bit element offsets reach every element of a rows x ld matrix: rows x ld < 2^32.
-inline bool copy_tile_aligned_fits(int rows, int ld) {
-  return static_cast<unsigned long long>(rows) * static_cast<unsigned long long>(ld) < (1ULL << 32);
-}
-
-// The copy of a tile of a matrix whose rows all start 16-byte aligned (vector_ok: ld and so cols a multiple of 8):
-// every chunk is wholly inside the matrix or wholly outside, so each is one cp.async, of zeros where it is outside or
-// where !active (a source size of 0 reads nothing). No branches: the compiler may interleave these copies with the
-// caller's other work, where copy_tile's three paths cut the code into blocks it schedules one by one.
-template <int kRows, int kCols, int kThreads, class Layout>
-__device__ __forceinline__ void copy_tile_aligned(__nv_bfloat16* smem, Layout layout, const __nv_bfloat16* g, int rows,
-                                                  int cols, int ld, int row0, int col0, bool active) {
-  static_assert(kCols % kChunkElements == 0, "tile rows are whole 16-byte chunks");
-  constexpr int kChunksPerRow = kCols / kChunkElements;
-  constexpr int kChunks = kRows * kChunksPerRow;
-  static_assert(kChunks % kThreads == 0, "every thread copies the same number of chunks");
-#pragma unroll
-  for (int i = 0; i < kChunks / kThreads; ++i) {
-    const int c = static_cast<int>(threadIdx.x) + i * kThreads;
-    const int r = c / kChunksPerRow, ch = c % kChunksPerRow;
-    const int gr = row0 + r, gc = col0 + ch * kChunkElements;
-    const bool in = active && gr < rows && gc < cols;
-    // A 32-bit element offset (the caller's precondition: copy_tile_aligned_fits, fewer than 2^32 elements; a row past
-    // the edge may wrap, and is not read); outside, the matrix's base (nothing is read).
-    const unsigned offset = static_cast<unsigned>(gr) * static_cast<unsigned>(ld) + static_cast<unsigned>(gc);
-    const __nv_bfloat16* src = in ? g + offset : g;
-    async_copy::cp_async<16>(reinterpret_cast<float*>(smem + layout(r, ch)), reinterpret_cast<const float*>(src), in);
-  }
-}
-
 }  // namespace tut::gemm_tc

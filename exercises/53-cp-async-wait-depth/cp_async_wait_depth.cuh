@@ -5,11 +5,9 @@
 // kStages = 4 stages of shared memory and S = ceil(K / 32) slices of K, it runs
 //   prologue:     for p = 0 ... kStages - 2: start the copies of slice p into stage_of(p); commit (one group per
 //                 slice, committed even when there is no slice p, so that every iteration sees the same count)
-//   before slice s is read (after the prologue for s = 0, else at the end of iteration s - 1, one k16 step early
-//   where the kernel prefetches fragments):
-//                 cp.async.wait_group kWaitDepth      (at most kWaitDepth of this thread's groups still in flight)
+//   iteration s:  cp.async.wait_group kWaitDepth      (at most kWaitDepth of this thread's groups still in flight)
 //                 __syncthreads()                     (every thread's copies visible; every warp done with s - 1)
-//   iteration s:  start the copies of slice s + kStages - 1 into stage_of(s + kStages - 1); commit
+//                 start the copies of slice s + kStages - 1 into stage_of(s + kStages - 1); commit
 //                 ldmatrix + mma.sync on stage_of(s)
 // and the copies of the later slices land while the tensor cores work on slice s.
 #pragma once
@@ -37,7 +35,7 @@ struct Schedule {
   }
 };
 
-// The opt-in to the kernel's dynamic shared memory (96 KiB), once per device (chapter 53's set-up, this kernel).
+// The opt-in to the kernel's 64 KiB of dynamic shared memory, once per device (chapter 53's set-up, this kernel).
 inline void setup() { gemm_multistage::setup_gemm_multistage<Schedule>(); }
 
 // Chapter 53's launcher with this schedule (C = alpha A B^T + beta C; A M x K, B N x K, both row-major BF16, C FP32).
