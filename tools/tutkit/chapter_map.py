@@ -55,18 +55,20 @@ S3_RUN = "docs/results/raw/2026-11-28-h200-s3"
 S4_RUN = "docs/results/raw/2026-11-28-h200x4-s4"
 S5_RUN = "docs/results/raw/2026-11-28-h200x4-s5"
 S7_RUN = "docs/results/raw/2026-11-29-h200-s7"
+S8_RUN = "docs/results/raw/2026-11-29-h200-s8"
 CSV_RUNS = {
     # The FFT stages after chapter 35's twiddles per butterfly (2026-11-29): each at its chapter's length.
     "35": f"{S7_RUN}/c3/runs/35-1024.csv",
     "36": f"{S7_RUN}/c3/runs/36-16384.csv",
     "37": f"{S7_RUN}/c3/runs/37-65536.csv",
-    "38": f"{S7_RUN}/c3/sweep38/38-1048576.csv",
+    "38": f"{S8_RUN}/c2/runs/38-1048576.csv",
     "54": f"{S3_RUN}/c1/54-bf16-gemm-wgmma-4096x4096x4096.csv",
     "55": f"{S3_RUN}/c1/55-bf16-gemm-tma-mbarrier-4096x4096x4096.csv",
     "56": f"{S3_RUN}/c5/56-bf16-gemm-warp-specialized-4096x4096x4096.csv",
     "57": f"{S4_RUN}/c2/57-bf16-gemm-persistent-4096x4096x4096.csv",
     "58": f"{S5_RUN}/c3/runs/58-256x256x65536.csv",
-    "59": f"{S5_RUN}/c5/runs/59-4096x4096x4096.csv",
+    # Chapter 59 with chapter 57's epilogue-prefetch among its candidates (2026-11-29).
+    "59": f"{S8_RUN}/c2/runs/59-4096.csv",
 }
 PREVIOUS_STAGE = {"35": "fft-high-radix", "36": "fft-tuned", "37": "fft-one-block-large",
                   "38": "fft-thread-block-cluster", "54": "bf16-gemm-cp-async-pipeline", "55": "bf16-gemm-wgmma", "56": "bf16-gemm-tma-mbarrier",
@@ -156,7 +158,11 @@ def csv_run_cell(capture, previous, gpu, root):
         parts.append(f"{_x(float(prev['median_ms']) / float(stage['median_ms']))} prev" + (" (a tie)" if tie else ""))
     if float(stage.get("pct_memcpy") or 0) > 0:  # the FFT and scan programs time a copy of the same bytes
         parts.append(f"{_pct(float(stage['pct_memcpy']))} of copy")
-    parts.append(f"{_x(float(stage['speed_vs_ref']))} {REF_LABEL.get(stage['ref_name'], stage['ref_name'])}")
+    ref = rows.get(stage["ref_name"])
+    ref_tie = ref is not None and (float(stage["min_ms"]) <= float(ref["max_ms"]) and
+                                   float(ref["min_ms"]) <= float(stage["max_ms"]))
+    parts.append(f"{_x(float(stage['speed_vs_ref']))} {REF_LABEL.get(stage['ref_name'], stage['ref_name'])}" +
+                 (" (a tie)" if ref_tie else ""))
     return ", ".join(parts)
 
 
