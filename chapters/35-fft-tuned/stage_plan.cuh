@@ -40,12 +40,17 @@ tut::fft::FftResidency block_residency(int log2n) {
   return r;
 }
 
-// What fft_per_thread_kernel<N> keeps resident at N = 8 or 16 (256 signals per block).
+// What fft_per_thread_kernel<N> keeps resident at N = 8..64 (per_thread_signals<N>() signals per block).
 inline tut::fft::FftResidency per_thread_residency(int log2n) {
-  int blocks = 0;
-  TUT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &blocks, log2n == 3 ? fft_per_thread_kernel<8, true> : fft_per_thread_kernel<16, true>, kPerThreadBlock, 0));
-  return {static_cast<double>(blocks), static_cast<double>(kPerThreadBlock)};
+  tut::fft::FftResidency r;
+  tut::fft::dispatch_length<3, kPerThreadMaxLog2n>(log2n, "fft_tuned::per_thread_residency", [&](auto n) {
+    constexpr int N = decltype(n)::value;
+    int blocks = 0;
+    TUT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fft_per_thread_kernel<N, true>,
+                                                                 per_thread_signals<N>(), 0));
+    r = {static_cast<double>(blocks), static_cast<double>(per_thread_signals<N>())};
+  });
+  return r;
 }
 
 // The block-regime candidate of shape S with twiddles kTw (the stage's unless named), launched as `launch`.
@@ -59,12 +64,19 @@ inline tut::fft::FftChoice stage_choice(int log2n) {
   if (log2n <= 4)
     return {{{"per-thread", fft_tuned, [log2n] { return per_thread_residency(log2n); }}},
             "N = 8 and 16 run one kernel, a signal per thread: nothing to choose"};
-  if (log2n < kStageLongFromLog2n)
-    return {{block_candidate<StageShape>("two-pass-t256-powers", log2n, fft_tuned),
-             block_candidate<StageShapeLong>("e16-t256-powers", log2n, fft<StageShapeLong, kStageTwiddles>),
-             block_candidate<StageShape, Twiddles::kSincospif>("two-pass-t256-sincospif", log2n,
-                                                               fft<StageShape, Twiddles::kSincospif>)},
-            ""};
+  if (log2n < kStageLongFromLog2n) {
+    tut::fft::FftChoice c{
+        {block_candidate<StageShape>("two-pass-t256-powers", log2n, fft_tuned),
+         block_candidate<StageShapeLong>("e16-t256-powers", log2n, fft<StageShapeLong, kStageTwiddles>),
+         block_candidate<StageShape, Twiddles::kSincospif>("two-pass-t256-sincospif", log2n,
+                                                           fft<StageShape, Twiddles::kSincospif>),
+         block_candidate<StagedShape>("staged-t256-powers", log2n, fft<StagedShape, kStageTwiddles>)},
+        ""};
+    if (log2n <= kPerThreadMaxLog2n)
+      c.candidates.push_back({"per-thread", fft_per_thread_to_64<StageShape, kStageTwiddles>,
+                              [log2n] { return per_thread_residency(log2n); }});
+    return c;
+  }
   if (log2n <= kMaxBlockLog2n)
     return {{block_candidate<StageShapeLong>("e16-t256-powers", log2n, fft_tuned),
              block_candidate<StageShape>("two-pass-t256-powers", log2n, fft<StageShape, kStageTwiddles>)},
