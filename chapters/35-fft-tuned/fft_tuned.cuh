@@ -158,13 +158,16 @@ __global__ void __launch_bounds__(per_thread_signals<N>()) fft_per_thread_kernel
 // most 4096 / N so that a block's buffers stay within 36 KB of static shared memory), and the blocks per SM
 // that __launch_bounds__ asks ptxas to fit (it caps registers at 65536 / (kMinBlocks x threads); 0: no ask), and
 // whether the block's signals go between global and shared memory as one contiguous run of 16-byte accesses
-// (kStaged: load_staged, store_staged) or each thread's values directly (load_direct, store_direct).
-template <int kE, int kThreads, int kMinBlocks = 0, bool kStaged = false>
+// (kStaged: load_staged, store_staged) or each thread's values directly (load_direct, store_direct); staged, whether
+// those accesses carry the streaming cache hint (kStreaming: ld.global.cs / st.global.cs, each byte is touched once).
+template <int kE, int kThreads, int kMinBlocks = 0, bool kStaged = false, bool kStreaming = false>
 struct Shape {
+  static_assert(kStaged || !kStreaming, "the streaming hint is on the staged accesses");
   static constexpr int kValuesPerThread = kE;
   static constexpr int kBlockThreads = kThreads;
   static constexpr int kMinBlocksPerSM = kMinBlocks;
   static constexpr bool kStagedAccess = kStaged;
+  static constexpr bool kStreamingHint = kStreaming;
   using Direct = Shape<kE, kThreads, kMinBlocks, false>;  // the same shape with direct accesses
 };
 
@@ -242,7 +245,7 @@ __device__ __forceinline__ int staged_slot(int e) {  // element e of the block's
 
 // v[i] = element input_element(t, i) of signal s (zeros where the signal does not exist). Every thread of the
 // block calls it (barriers); on return buf is free again.
-template <class SP>
+template <class SP, bool kStreaming>
 __device__ __forceinline__ void load_staged(float2 (&v)[SP::Plan::kPerThread], float2* buf, const float2* src,
                                             int signals, int s, int t) {
   using Plan = typename SP::Plan;
@@ -254,7 +257,7 @@ __device__ __forceinline__ void load_staged(float2 (&v)[SP::Plan::kPerThread], f
   for (int i = 0; i < kPairs / SP::kBlockThreads; ++i) {
     const int e = 2 * (i * SP::kBlockThreads + threadIdx.x);  // elements e and e + 1, same signal
     if (e < count) {
-      const float4 pair = src4[e / 2];
+      const float4 pair = kStreaming ? __ldcs(src4 + e / 2) : src4[e / 2];
       buf[staged_slot<SP>(e)] = make_float2(pair.x, pair.y);
       buf[staged_slot<SP>(e) + 1] = make_float2(pair.z, pair.w);
     }
@@ -269,7 +272,7 @@ __device__ __forceinline__ void load_staged(float2 (&v)[SP::Plan::kPerThread], f
 
 // Element output_element(t, i) of signal s = v[i], for the block's `signals` signals. Every thread of the block
 // calls it (a barrier), with buf free (as block_fft leaves it).
-template <class SP>
+template <class SP, bool kStreaming>
 __device__ __forceinline__ void store_staged(const float2 (&v)[SP::Plan::kPerThread], float2* buf, float2* dst,
                                              int signals, int s, int t) {
   using Plan = typename SP::Plan;
@@ -284,7 +287,10 @@ __device__ __forceinline__ void store_staged(const float2 (&v)[SP::Plan::kPerThr
     const int e = 2 * (i * SP::kBlockThreads + threadIdx.x);
     if (e < count) {
       const float2 a = buf[staged_slot<SP>(e)], b = buf[staged_slot<SP>(e) + 1];
-      dst4[e / 2] = make_float4(a.x, a.y, b.x, b.y);
+      if (kStreaming)
+        __stcs(dst4 + e / 2, make_float4(a.x, a.y, b.x, b.y));
+      else
+        dst4[e / 2] = make_float4(a.x, a.y, b.x, b.y);
     }
   }
 }
@@ -304,9 +310,9 @@ __global__ void __launch_bounds__(ShapePlan<N, S>::kBlockThreads, S::kMinBlocksP
   if constexpr (S::kStagedAccess) {
     const long long first = static_cast<long long>(blockIdx.x) * SP::kSignals;
     const int signals = static_cast<int>(min(static_cast<long long>(SP::kSignals), batch - first));
-    load_staged<SP>(v, buf, in + first * N, signals, s, t);
+    load_staged<SP, S::kStreamingHint>(v, buf, in + first * N, signals, s, t);
     block_fft<Plan, kTw>(v, buf + s * Plan::kPaddedLength, t);
-    store_staged<SP>(v, buf, out + first * N, signals, s, t);
+    store_staged<SP, S::kStreamingHint>(v, buf, out + first * N, signals, s, t);
   } else {
     const long long signal = static_cast<long long>(blockIdx.x) * SP::kSignals + s;
     const bool active = signal < batch;
@@ -386,7 +392,7 @@ template <class S, Twiddles kTw>
 std::string variant_label() {
   return "fft_tuned::fft<E=" + std::to_string(S::kValuesPerThread) + ", " + std::to_string(S::kBlockThreads) +
          " threads, min " + std::to_string(S::kMinBlocksPerSM) + " blocks/SM, " + twiddles_name(kTw) +
-         (S::kStagedAccess ? ", staged" : "") + ">";
+         (S::kStagedAccess ? ", staged" : "") + (S::kStreamingHint ? ", streaming" : "") + ">";
 }
 
 // The three regimes behind one entry point, for one launch shape S of the block regime. kTw = kTable: in-block
@@ -428,7 +434,9 @@ using StageShape = Shape<0, 256>;
 using StageShapeLong = Shape<16, 256>;  // N = 2048, 4096
 // Plan candidates up to N = 1024 (stage_plan.cuh): the stage's shape with staged 16-byte accesses, and one thread
 // per signal up to N = 64 (fft_per_thread_to_64).
-using StagedShape = Shape<0, 256, 0, true>;
+using StagedShape = Shape<0, 256, 4, true>;  // at most 64 registers: 4 blocks of 256 per SM (N = 128: 79 without)
+using StagedStreamingShape = Shape<0, 256, 4, true, true>;
+using StageShapeThreeBlocks = Shape<0, 256, 3>;  // the stage's shape, at most 85 registers
 constexpr int kStageLongFromLog2n = 11;
 constexpr Twiddles kStageTwiddles = Twiddles::kPowers;
 

@@ -90,15 +90,25 @@ std::vector<tut::fft::FftVariant> tuned_variants() {
           "the stage's shape up to N=1024 at every N, twiddles per butterfly (the stage's plan measures it against "
           "e16-t256-powers at N=32..4096)",
           true),
-      candidate<fft_tuned::StagedShape, Twiddles::kPowers>(
+      candidate<Shape<0, 256, 0, true>, Twiddles::kPowers>(
           "staged-t256-powers",
           "two-pass-t256-powers with the block's signals loaded and stored as one contiguous run of 16-byte accesses "
-          "through shared memory (a plan candidate at N=32..1024)",
+          "through shared memory",
           true),
-      candidate<Shape<0, 256, 4, true>, Twiddles::kPowers>(
-          "staged-t256-4blocks", "staged-t256-powers with __launch_bounds__(256, 4): at most 64 registers", true),
+      candidate<fft_tuned::StagedShape, Twiddles::kPowers>(
+          "staged-t256-4blocks",
+          "staged-t256-powers with __launch_bounds__(256, 4): at most 64 registers (a plan candidate at N=32..1024)",
+          true),
+      candidate<fft_tuned::StagedStreamingShape, Twiddles::kPowers>(
+          "staged-t256-streaming",
+          "staged-t256-4blocks with the streaming cache hint on its 16-byte accesses (a plan candidate at N=32..1024)",
+          true),
       candidate<Shape<0, 512, 0, true>, Twiddles::kPowers>(
           "staged-t512-powers", "staged-t256-powers with blocks of up to 512 threads", true),
+      candidate<fft_tuned::StageShapeThreeBlocks, Twiddles::kPowers>(
+          "two-pass-t256-3blocks",
+          "two-pass-t256-powers with __launch_bounds__(256, 3): at most 85 registers (a plan candidate at N=32..1024)",
+          true),
       per_thread_to_64(),
   };
 }

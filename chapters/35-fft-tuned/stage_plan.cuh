@@ -70,9 +70,15 @@ inline tut::fft::FftChoice stage_choice(int log2n) {
          block_candidate<StageShapeLong>("e16-t256-powers", log2n, fft<StageShapeLong, kStageTwiddles>),
          block_candidate<StageShape, Twiddles::kSincospif>("two-pass-t256-sincospif", log2n,
                                                            fft<StageShape, Twiddles::kSincospif>),
-         block_candidate<StagedShape>("staged-t256-powers", log2n, fft<StagedShape, kStageTwiddles>)},
+         block_candidate<StageShapeThreeBlocks>("two-pass-t256-3blocks", log2n,
+                                                fft<StageShapeThreeBlocks, kStageTwiddles>),
+         block_candidate<StagedShape>("staged-t256-4blocks", log2n, fft<StagedShape, kStageTwiddles>),
+         block_candidate<StagedStreamingShape>("staged-t256-streaming", log2n,
+                                               fft<StagedStreamingShape, kStageTwiddles>)},
         ""};
-    if (log2n <= kPerThreadMaxLog2n)
+    // One thread per signal: at N = 32 (128 signals per block) within 1% of the staged shape on the H200; at N = 64
+    // (64 per block, 168 registers) 25% slower, so not a candidate there (variant per-thread-64).
+    if (log2n == 5)
       c.candidates.push_back({"per-thread", fft_per_thread_to_64<StageShape, kStageTwiddles>,
                               [log2n] { return per_thread_residency(log2n); }});
     return c;
