@@ -5,7 +5,10 @@
 //   N = 32 .. 1024  chapter 34's two passes (the stage's choice from the H200's --variant all, README "How the
 //                   stage was chosen"), the radix-16 passes, and the two passes with a sincospif per twiddle (the
 //                   stage before twiddles per butterfly, which at N = 1024 were slower in two passes of radix 32
-//                   on the H200): the search;
+//                   on the H200), the stage's shape at most 85 registers (two-pass-t256-3blocks), the staged
+//                   16-byte accesses (staged-t256-4blocks, staged-t256-streaming: at N = 32 on the H200 0.515 ms
+//                   against the two passes' 0.607, 99% of cudaMemcpy) and, at N = 32 only, one thread per signal:
+//                   the search;
 //   N = 2048, 4096  the stage's radix-16 passes (e16-t256-powers) or its two passes (two-pass-t256-powers, the
 //                   stage's shape before commit f18eb3b): both keep far more in flight than Little's law asks on an
 //                   H100 or H200, so the model cannot tell them apart and a short search on the stage's own
