@@ -81,20 +81,29 @@ constexpr int padded_length() {
   return N + N / E;
 }
 
-// ---- Regime 1: N = 8 and 16, one thread per signal, 16-byte accesses -------------------------------------
+// ---- Regime 1: N = 8..64, one thread per signal, 16-byte accesses ---------------------------------------
+// Signals per block: 256 up to N = 16 (the stage's), 4096 / N beyond (128 at N = 32, 64 at N = 64), so that the
+// padded tile, signals x (N + 1) values, stays within 48 KiB of static shared memory (33 KiB at N = 32 and 64).
 constexpr int kPerThreadBlock = 256;
+constexpr int kPerThreadMaxLog2n = 6;  // N = 64: 128 registers of values per thread; 128 would need 256
+template <int N>
+__host__ __device__ constexpr int per_thread_signals() {
+  return N <= 16 ? kPerThreadBlock : 4096 / N;
+}
 
-// The block's 256 signals are contiguous: 16-byte loads (two complex values) fill a padded tile (signal s at
+// The block's signals are contiguous: 16-byte loads (two complex values) fill a padded tile (signal s at
 // s (N + 1), so that thread t's reads, at stride N + 1, are conflict-free), each thread transforms its own
 // signal in registers and puts it back, and 16-byte stores write the tile out. kVector = false: 8-byte
 // accesses, for buffers that are not 16-byte aligned.
 template <int N, bool kVector>
-__global__ void __launch_bounds__(kPerThreadBlock) fft_per_thread_kernel(const float2* __restrict__ in,
-                                                                         float2* __restrict__ out,
-                                                                         long long batch) {
-  __shared__ float2 tile[kPerThreadBlock * (N + 1)];
-  const long long first = static_cast<long long>(blockIdx.x) * kPerThreadBlock;
-  const int signals = static_cast<int>(min(static_cast<long long>(kPerThreadBlock), batch - first));
+__global__ void __launch_bounds__(per_thread_signals<N>()) fft_per_thread_kernel(const float2* __restrict__ in,
+                                                                                float2* __restrict__ out,
+                                                                                long long batch) {
+  static_assert(N >= 8 && N <= (1 << kPerThreadMaxLog2n), "one thread per signal: N = 8..64");
+  constexpr int kS = per_thread_signals<N>();
+  __shared__ float2 tile[kS * (N + 1)];
+  const long long first = static_cast<long long>(blockIdx.x) * kS;
+  const int signals = static_cast<int>(min(static_cast<long long>(kS), batch - first));
   const int count = signals * N;  // complex values of this block (even)
   const float2* src = in + first * N;
   float2* dst = out + first * N;
@@ -102,7 +111,7 @@ __global__ void __launch_bounds__(kPerThreadBlock) fft_per_thread_kernel(const f
     const float4* src4 = reinterpret_cast<const float4*>(src);
 #pragma unroll
     for (int i = 0; i < N / 2; ++i) {
-      const int e = 2 * (i * kPerThreadBlock + threadIdx.x);  // elements e and e + 1, same signal
+      const int e = 2 * (i * kS + threadIdx.x);  // elements e and e + 1, same signal
       if (e < count) {
         const float4 pair = src4[e / 2];
         tile[padded<N>(e)] = make_float2(pair.x, pair.y);
@@ -112,7 +121,7 @@ __global__ void __launch_bounds__(kPerThreadBlock) fft_per_thread_kernel(const f
   } else {
 #pragma unroll
     for (int i = 0; i < N; ++i) {
-      const int e = i * kPerThreadBlock + threadIdx.x;
+      const int e = i * kS + threadIdx.x;
       if (e < count) tile[padded<N>(e)] = src[e];
     }
   }
@@ -128,7 +137,7 @@ __global__ void __launch_bounds__(kPerThreadBlock) fft_per_thread_kernel(const f
     float4* dst4 = reinterpret_cast<float4*>(dst);
 #pragma unroll
     for (int i = 0; i < N / 2; ++i) {
-      const int e = 2 * (i * kPerThreadBlock + threadIdx.x);
+      const int e = 2 * (i * kS + threadIdx.x);
       if (e < count) {
         const float2 a = tile[padded<N>(e)], b = tile[padded<N>(e) + 1];
         dst4[e / 2] = make_float4(a.x, a.y, b.x, b.y);
@@ -137,7 +146,7 @@ __global__ void __launch_bounds__(kPerThreadBlock) fft_per_thread_kernel(const f
   } else {
 #pragma unroll
     for (int i = 0; i < N; ++i) {
-      const int e = i * kPerThreadBlock + threadIdx.x;
+      const int e = i * kS + threadIdx.x;
       if (e < count) dst[e] = tile[padded<N>(e)];
     }
   }
@@ -147,12 +156,19 @@ __global__ void __launch_bounds__(kPerThreadBlock) fft_per_thread_kernel(const f
 // A launch shape: values per thread (kE = 0: the two-pass rule of chapter 34, E = 2^ceil(log2(N) / 2);
 // otherwise E = min(kE, N / 2)), the threads a block aims at (S = kThreads / T signals, at least one, and at
 // most 4096 / N so that a block's buffers stay within 36 KB of static shared memory), and the blocks per SM
-// that __launch_bounds__ asks ptxas to fit (it caps registers at 65536 / (kMinBlocks x threads); 0: no ask).
-template <int kE, int kThreads, int kMinBlocks = 0>
+// that __launch_bounds__ asks ptxas to fit (it caps registers at 65536 / (kMinBlocks x threads); 0: no ask), and
+// whether the block's signals go between global and shared memory as one contiguous run of 16-byte accesses
+// (kStaged: load_staged, store_staged) or each thread's values directly (load_direct, store_direct); staged, whether
+// those accesses carry the streaming cache hint (kStreaming: ld.global.cs / st.global.cs, each byte is touched once).
+template <int kE, int kThreads, int kMinBlocks = 0, bool kStaged = false, bool kStreaming = false>
 struct Shape {
+  static_assert(kStaged || !kStreaming, "the streaming hint is on the staged accesses");
   static constexpr int kValuesPerThread = kE;
   static constexpr int kBlockThreads = kThreads;
   static constexpr int kMinBlocksPerSM = kMinBlocks;
+  static constexpr bool kStagedAccess = kStaged;
+  static constexpr bool kStreamingHint = kStreaming;
+  using Direct = Shape<kE, kThreads, kMinBlocks, false>;  // the same shape with direct accesses
 };
 
 // The passes of common/fft/pass_plan.cuh for E values per thread (radix E, then a last radix N / E^k), and the
@@ -214,6 +230,71 @@ __device__ __forceinline__ void block_fft(float2 (&v)[Plan::kPerThread], float2*
   static_assert(Plan::kPasses <= 4, "at most four passes");
 }
 
+// The staged accesses: the block's `signals` (<= S) contiguous signals of N values at `src` / `dst`, 16-byte
+// aligned, move as pairs of complex values, consecutive threads on consecutive 16 bytes (the whole run
+// coalesced, as cudaMemcpy moves it), through the signals' padded buffers (signal s at s kPaddedLength, its
+// element j at padded<E>(j)); each thread then takes its values from its signal's buffer. The direct accesses
+// move only T x 8 bytes of one signal contiguously per warp instruction (32 bytes at N = 32). A pair never
+// straddles a signal or an E-group of the padding (N and E even), so its second value sits in the next slot.
+template <class SP>
+__device__ __forceinline__ int staged_slot(int e) {  // element e of the block's run
+  using Plan = typename SP::Plan;
+  constexpr int N = Plan::kPerThread * Plan::kThreads;
+  return (e / N) * Plan::kPaddedLength + padded<Plan::kPerThread>(e % N);
+}
+
+// v[i] = element input_element(t, i) of signal s (zeros where the signal does not exist). Every thread of the
+// block calls it (barriers); on return buf is free again.
+template <class SP, bool kStreaming>
+__device__ __forceinline__ void load_staged(float2 (&v)[SP::Plan::kPerThread], float2* buf, const float2* src,
+                                            int signals, int s, int t) {
+  using Plan = typename SP::Plan;
+  constexpr int E = Plan::kPerThread, N = E * Plan::kThreads, kPairs = SP::kSignals * N / 2;
+  static_assert(kPairs % SP::kBlockThreads == 0, "every thread moves E / 2 pairs");
+  const float4* src4 = reinterpret_cast<const float4*>(src);
+  const int count = signals * N;
+#pragma unroll
+  for (int i = 0; i < kPairs / SP::kBlockThreads; ++i) {
+    const int e = 2 * (i * SP::kBlockThreads + threadIdx.x);  // elements e and e + 1, same signal
+    if (e < count) {
+      const float4 pair = kStreaming ? __ldcs(src4 + e / 2) : src4[e / 2];
+      buf[staged_slot<SP>(e)] = make_float2(pair.x, pair.y);
+      buf[staged_slot<SP>(e) + 1] = make_float2(pair.z, pair.w);
+    }
+  }
+  __syncthreads();
+  const bool active = s < signals;
+#pragma unroll
+  for (int i = 0; i < E; ++i)
+    v[i] = active ? buf[s * Plan::kPaddedLength + padded<E>(input_element<Plan>(t, i))] : make_float2(0.f, 0.f);
+  __syncthreads();  // block_fft's first exchange overwrites buf
+}
+
+// Element output_element(t, i) of signal s = v[i], for the block's `signals` signals. Every thread of the block
+// calls it (a barrier), with buf free (as block_fft leaves it).
+template <class SP, bool kStreaming>
+__device__ __forceinline__ void store_staged(const float2 (&v)[SP::Plan::kPerThread], float2* buf, float2* dst,
+                                             int signals, int s, int t) {
+  using Plan = typename SP::Plan;
+  constexpr int E = Plan::kPerThread, N = E * Plan::kThreads, kPairs = SP::kSignals * N / 2;
+#pragma unroll
+  for (int i = 0; i < E; ++i) buf[s * Plan::kPaddedLength + padded<E>(output_element<Plan>(t, i))] = v[i];
+  __syncthreads();
+  float4* dst4 = reinterpret_cast<float4*>(dst);
+  const int count = signals * N;
+#pragma unroll
+  for (int i = 0; i < kPairs / SP::kBlockThreads; ++i) {
+    const int e = 2 * (i * SP::kBlockThreads + threadIdx.x);
+    if (e < count) {
+      const float2 a = buf[staged_slot<SP>(e)], b = buf[staged_slot<SP>(e) + 1];
+      if (kStreaming)
+        __stcs(dst4 + e / 2, make_float4(a.x, a.y, b.x, b.y));
+      else
+        dst4[e / 2] = make_float4(a.x, a.y, b.x, b.y);
+    }
+  }
+}
+
 // S signals per block, T threads each (thread s T + t: signal s, its thread t). A last block with fewer
 // signals still runs every thread through the barriers; the missing signals neither load nor store.
 template <int N, class S, Twiddles kTw>
@@ -225,12 +306,20 @@ __global__ void __launch_bounds__(ShapePlan<N, S>::kBlockThreads, S::kMinBlocksP
   constexpr int E = Plan::kPerThread, T = Plan::kThreads;
   __shared__ float2 buf[SP::kSignals * Plan::kPaddedLength];
   const int s = threadIdx.x / T, t = threadIdx.x % T;
-  const long long signal = static_cast<long long>(blockIdx.x) * SP::kSignals + s;
-  const bool active = signal < batch;
   float2 v[E];
-  load_direct<Plan>(v, in + signal * N, active, t);
-  block_fft<Plan, kTw>(v, buf + s * Plan::kPaddedLength, t);
-  store_direct<Plan>(v, out + signal * N, active, t);
+  if constexpr (S::kStagedAccess) {
+    const long long first = static_cast<long long>(blockIdx.x) * SP::kSignals;
+    const int signals = static_cast<int>(min(static_cast<long long>(SP::kSignals), batch - first));
+    load_staged<SP, S::kStreamingHint>(v, buf, in + first * N, signals, s, t);
+    block_fft<Plan, kTw>(v, buf + s * Plan::kPaddedLength, t);
+    store_staged<SP, S::kStreamingHint>(v, buf, out + first * N, signals, s, t);
+  } else {
+    const long long signal = static_cast<long long>(blockIdx.x) * SP::kSignals + s;
+    const bool active = signal < batch;
+    load_direct<Plan>(v, in + signal * N, active, t);
+    block_fft<Plan, kTw>(v, buf + s * Plan::kPaddedLength, t);
+    store_direct<Plan>(v, out + signal * N, active, t);
+  }
 }
 
 // ---- Regime 3: N >= 8192, four-step FFT through global memory (chapter 34's, E = 16, padded) ------------
@@ -265,8 +354,13 @@ inline std::size_t workspace_bytes(int log2n, long long batch) {
   return tut::fft::four_step_workspace_bytes(log2n, batch);
 }
 
+// A staged shape on buffers that are not 16-byte aligned runs its direct twin (8-byte accesses).
 template <int N, class S, Twiddles kTw>
 void launch_block(const float2* in, float2* out, long long batch, cudaStream_t stream) {
+  if constexpr (S::kStagedAccess) {
+    if (((reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16) != 0)
+      return launch_block<N, typename S::Direct, kTw>(in, out, batch, stream);
+  }
   using SP = ShapePlan<N, S>;
   const long long blocks = (batch + SP::kSignals - 1) / SP::kSignals;
   fft_block_kernel<N, S, kTw><<<static_cast<unsigned>(blocks), SP::kBlockThreads, 0, stream>>>(in, out, batch);
@@ -282,12 +376,13 @@ void launch_signals_per_block(const float2* in, float2* out, int log2n, long lon
 
 template <int N>
 void launch_per_thread(const float2* in, float2* out, long long batch, cudaStream_t stream) {
-  const unsigned blocks = static_cast<unsigned>((batch + kPerThreadBlock - 1) / kPerThreadBlock);
+  constexpr int kS = per_thread_signals<N>();
+  const unsigned blocks = static_cast<unsigned>((batch + kS - 1) / kS);
   const bool aligned = ((reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16) == 0;
   if (aligned)
-    fft_per_thread_kernel<N, true><<<blocks, kPerThreadBlock, 0, stream>>>(in, out, batch);
+    fft_per_thread_kernel<N, true><<<blocks, kS, 0, stream>>>(in, out, batch);
   else
-    fft_per_thread_kernel<N, false><<<blocks, kPerThreadBlock, 0, stream>>>(in, out, batch);
+    fft_per_thread_kernel<N, false><<<blocks, kS, 0, stream>>>(in, out, batch);
   TUT_CHECK_LAUNCH();
 }
 
@@ -296,7 +391,8 @@ void launch_per_thread(const float2* in, float2* out, long long batch, cudaStrea
 template <class S, Twiddles kTw>
 std::string variant_label() {
   return "fft_tuned::fft<E=" + std::to_string(S::kValuesPerThread) + ", " + std::to_string(S::kBlockThreads) +
-         " threads, min " + std::to_string(S::kMinBlocksPerSM) + " blocks/SM, " + twiddles_name(kTw) + ">";
+         " threads, min " + std::to_string(S::kMinBlocksPerSM) + " blocks/SM, " + twiddles_name(kTw) +
+         (S::kStagedAccess ? ", staged" : "") + (S::kStreamingHint ? ", streaming" : "") + ">";
 }
 
 // The three regimes behind one entry point, for one launch shape S of the block regime. kTw = kTable: in-block
@@ -316,6 +412,15 @@ void fft(const float2* in, float2* out, int log2n, long long batch, void* worksp
                                                   "fft_tuned::launch_four_step");
 }
 
+// fft<S, kTw> with one thread per signal up to N = 64 (fft_per_thread_kernel at N = 32 and 64 too).
+template <class S, Twiddles kTw = Twiddles::kTable>
+void fft_per_thread_to_64(const float2* in, float2* out, int log2n, long long batch, void* workspace,
+                          cudaStream_t stream) {
+  if (batch > 0 && log2n == 5) return launch_per_thread<32>(in, out, batch, stream);
+  if (batch > 0 && log2n == 6) return launch_per_thread<64>(in, out, batch, stream);
+  fft<S, kTw>(in, out, log2n, batch, workspace, stream);
+}
+
 // The stage, chosen by measurement per length (H200, 2026-11-23, README "Variants measured"). Up to N = 1024:
 // chapter 34's two-pass plan (E = 8..64 values per thread, so every N = 64..1024 takes two passes) in blocks of up
 // to 256 threads, with twiddles from sincospif; against the first candidate stage (E = 16, the table) it was 0.92x
@@ -327,6 +432,11 @@ void fft(const float2* in, float2* out, int log2n, long long batch, void* worksp
 // computed per butterfly (kPowers), log2(R) sincospif for R - 1 factors (README "Twiddles per butterfly").
 using StageShape = Shape<0, 256>;
 using StageShapeLong = Shape<16, 256>;  // N = 2048, 4096
+// Plan candidates up to N = 1024 (stage_plan.cuh): the stage's shape with staged 16-byte accesses, and one thread
+// per signal up to N = 64 (fft_per_thread_to_64).
+using StagedShape = Shape<0, 256, 4, true>;  // at most 64 registers: 4 blocks of 256 per SM (N = 128: 79 without)
+using StagedStreamingShape = Shape<0, 256, 4, true, true>;
+using StageShapeThreeBlocks = Shape<0, 256, 3>;  // the stage's shape, at most 85 registers
 constexpr int kStageLongFromLog2n = 11;
 constexpr Twiddles kStageTwiddles = Twiddles::kPowers;
 

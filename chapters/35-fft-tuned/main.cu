@@ -27,6 +27,18 @@ tut::fft::FftVariant candidate(const std::string& name, const std::string& descr
   return v;
 }
 
+// One thread per signal up to N = 64 (fft_per_thread_kernel, 4096 / N signals per block at N = 32 and 64), the
+// stage's two-pass shape with twiddles per butterfly beyond: a plan candidate at N = 32 and 64.
+tut::fft::FftVariant per_thread_to_64() {
+  tut::fft::FftVariant v = candidate<fft_tuned::StageShape, fft_tuned::Twiddles::kPowers>(
+      "per-thread-64",
+      "N=8..64: one thread per signal (N=32: 128, N=64: 64 signals per block), 16-byte loads, padded transposes; "
+      "two-pass-t256-powers beyond",
+      true);
+  v.launch = fft_tuned::fft_per_thread_to_64<fft_tuned::StageShape, fft_tuned::Twiddles::kPowers>;
+  return v;
+}
+
 // The stage: candidate()'s fields, launched through fft_tuned::fft_tuned, which picks the shape by length; the
 // workload's setup() plans it for this GPU among stage_choice()'s candidates (stage_plan.cuh).
 tut::fft::FftVariant stage() {
@@ -78,6 +90,26 @@ std::vector<tut::fft::FftVariant> tuned_variants() {
           "the stage's shape up to N=1024 at every N, twiddles per butterfly (the stage's plan measures it against "
           "e16-t256-powers at N=32..4096)",
           true),
+      candidate<Shape<0, 256, 0, true>, Twiddles::kPowers>(
+          "staged-t256-powers",
+          "two-pass-t256-powers with the block's signals loaded and stored as one contiguous run of 16-byte accesses "
+          "through shared memory",
+          true),
+      candidate<fft_tuned::StagedShape, Twiddles::kPowers>(
+          "staged-t256-4blocks",
+          "staged-t256-powers with __launch_bounds__(256, 4): at most 64 registers (a plan candidate at N=32..1024)",
+          true),
+      candidate<fft_tuned::StagedStreamingShape, Twiddles::kPowers>(
+          "staged-t256-streaming",
+          "staged-t256-4blocks with the streaming cache hint on its 16-byte accesses (a plan candidate at N=32..1024)",
+          true),
+      candidate<Shape<0, 512, 0, true>, Twiddles::kPowers>(
+          "staged-t512-powers", "staged-t256-powers with blocks of up to 512 threads", true),
+      candidate<fft_tuned::StageShapeThreeBlocks, Twiddles::kPowers>(
+          "two-pass-t256-3blocks",
+          "two-pass-t256-powers with __launch_bounds__(256, 3): at most 85 registers (a plan candidate at N=32..1024)",
+          true),
+      per_thread_to_64(),
   };
 }
 

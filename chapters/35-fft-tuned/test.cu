@@ -45,25 +45,39 @@ TEST_CASE("35: a plan file naming no candidate of the stage, or cut short, is ig
   tut::fft::testing::check_stale_plan_ignored(chapter_spec(), tuned_variants().front(), {11});
 }
 
+// Runs `v` at 2^log2n on buffers offset by one complex value (8-byte aligned, never 16) and checks the output.
+void check_offset_buffers(const tut::fft::FftVariant& v, int log2n, long long batch) {
+  const int n = 1 << log2n;
+  const std::size_t count = static_cast<std::size_t>(batch) * n;
+  const std::vector<float2> x = tut::fft::random_signals(count, tut::testing::test_seed() + 35 * batch + log2n);
+  tut::DeviceBuffer<float2> in(count + 1), out(count + 1);
+  TUT_CUDA_CHECK(cudaMemcpy(in.data() + 1, x.data(), count * sizeof(float2), cudaMemcpyHostToDevice));
+  out.poison();
+  tut::fft::set_up(v);
+  v.launch(in.data() + 1, out.data() + 1, log2n, batch, nullptr, 0);
+  TUT_CHECK_LAUNCH();
+  TUT_CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<float2> got(count);
+  TUT_CUDA_CHECK(cudaMemcpy(got.data(), out.data() + 1, count * sizeof(float2), cudaMemcpyDeviceToHost));
+  tut::fft::testing::check_output(v, log2n, batch, x, got, "buffers offset by one complex value");
+}
+
 TEST_CASE("35: N = 8 and 16 on buffers that are not 16-byte aligned (the 8-byte path)") {
   tut::require_supported_gpu();
-  const auto stage = tuned_variants().front();
-  for (int log2n : {3, 4}) {
-    const int n = 1 << log2n;
-    for (long long batch : {1ll, 257ll, 1000ll}) {  // at most 16000 elements: fine under a sanitizer too
-      const std::size_t count = static_cast<std::size_t>(batch) * n;
-      const std::vector<float2> x = tut::fft::random_signals(count, tut::testing::test_seed() + 35 * batch + log2n);
-      tut::DeviceBuffer<float2> in(count + 1), out(count + 1);
-      TUT_CUDA_CHECK(cudaMemcpy(in.data() + 1, x.data(), count * sizeof(float2), cudaMemcpyHostToDevice));
-      out.poison();
-      tut::fft::set_up(stage);
-      stage.launch(in.data() + 1, out.data() + 1, log2n, batch, nullptr, 0);
-      TUT_CHECK_LAUNCH();
-      TUT_CUDA_CHECK(cudaDeviceSynchronize());
-      std::vector<float2> got(count);
-      TUT_CUDA_CHECK(cudaMemcpy(got.data(), out.data() + 1, count * sizeof(float2), cudaMemcpyDeviceToHost));
-      tut::fft::testing::check_output(stage, log2n, batch, x, got, "buffers offset by one complex value");
-    }
+  for (int log2n : {3, 4})
+    for (long long batch : {1ll, 257ll, 1000ll})  // at most 16000 elements: fine under a sanitizer too
+      check_offset_buffers(tuned_variants().front(), log2n, batch);
+}
+
+// per-thread-64 at N = 32 and 64 (128 and 64 signals per block) and the staged shapes (their direct twin on such
+// buffers) at N = 32..128, at batches that leave the last block partly empty.
+TEST_CASE("35: the 16-byte candidates on buffers that are not 16-byte aligned (their 8-byte paths)") {
+  tut::require_supported_gpu();
+  for (const auto& v : tuned_variants()) {
+    if (v.name != "per-thread-64" && v.name.rfind("staged-", 0) != 0) continue;
+    for (int log2n : {5, 6, 7})
+      for (long long batch : {1ll, 65ll, 129ll, 257ll})  // at most 33000 elements
+        check_offset_buffers(v, log2n, batch);
   }
 }
 
