@@ -304,8 +304,33 @@ def tilings_53():
     return "\n".join(out)
 
 
+def short_lengths_38():
+    """Chapter 38's stage at N = 8 .. 1024 after chapter 35's staged candidates (c3), against session 7's run (its
+    call 3, before them): the stage, cuFFT and the copy in one process per N, an empty plan folder each time."""
+    out = ["| N | the stage µs | % of `cudaMemcpy` | vs cuFFT | what runs (plan) | before: vs cuFFT (plan) |",
+           "|---:|---:|---:|---:|---|---|"]
+    for e in range(3, 11):
+        n = 1 << e
+        now, before = HERE / f"c3/sweep38/38-{n}", S7 / f"c3/sweep38/38-{n}"
+        r, b = rows(f"{now}.csv"), rows(f"{before}.csv")
+        st, cu, bst, bcu = r["fft-two-pass"], r["cufft"], b["fft-two-pass"], b["cufft"]
+        mark = lambda x, c: " (a tie)" if tie(x, c) else ""
+        out.append(f"| {n} | {1000 * ms(st):.1f} | {float(st['pct_memcpy']):.1f} | **{speed(st):.3f}x{mark(st, cu)}** | "
+                   f"`{plan_choice(f'{now}.err', '38 fft c2c')}` | {speed(bst):.3f}x{mark(bst, bcu)} "
+                   f"(`{plan_choice(f'{before}.err', '38 fft c2c')}`) |")
+    out += ["", "One run per N of `38-fft-two-pass --budget-ms 100 --length N` (the stage, cuFFT and `cudaMemcpy` in "
+                "one process; 1 GiB batches; an empty plan folder, so each length's plan was measured in its run; "
+                "NVIDIA H200, CUDA 13.0, driver 580.159.04, 2026-11-29, the working tree of commit `d37a4bc`; raw: "
+                f"[c3/sweep38/]({RAW_LINK}c3/sweep38/)); \"before\": the same command in session 7's call 3 "
+                f"(commit `305cc3d`, [sweep38/]({S7_LINK}c3/sweep38/)). \"A tie\": each median inside the other's "
+                "range. The staged shapes (`staged-*`) move a block's signals between global and shared memory as "
+                "one contiguous run of 16-byte accesses, as a copy does."]
+    return "\n".join(out)
+
+
 TABLES = [("57-epilogue-h200", epilogue_57), ("59-h200-squares", screen_59), ("59-sweep-h200-s8", sweep_59),
-          ("53-tilings-h200", tilings_53), ("36-h200-screen", screen_36), ("37-h200-screen", screen_37), ("38-h200-screen", screen_38)]
+          ("53-tilings-h200", tilings_53), ("36-h200-screen", screen_36), ("37-h200-screen", screen_37), ("38-h200-screen", screen_38),
+          ("38-h200-short-lengths", short_lengths_38), ("tuning-fft-h200-short-lengths", short_lengths_38)]
 BLOCKS = {name: name for name, _ in TABLES}
 
 
