@@ -94,6 +94,8 @@ def epilogue_57():
 
 
 SQUARES = (4096, 6144, 8192)
+T59 = runpy.run_path(str(HERE.parent / "2026-11-28-h200x4-s5" / "tables_59.py"))["first_table"].__globals__
+SWEEP_PLOT_S8 = HERE.parents[3] / "chapters" / "59-bf16-gemm-by-shape" / "sweep-h200-s8.png"
 CANDIDATES_59 = [("bf16-gemm-split-k", "58 `bf16-gemm-split-k` (the previous stage; a candidate)"),
                  ("bf16-gemm-tma-mbarrier", "55 `bf16-gemm-tma-mbarrier` (a candidate)"),
                  ("ping-pong", "57 `ping-pong` (a candidate)"),
@@ -176,11 +178,17 @@ def sweep_59():
     sp = [speed(r) for r in stage]
     aligned = [speed(r) for r in stage if int(r["k"]) % 8 == 0]
     geo = lambda v: math.exp(sum(map(math.log, v)) / len(v))
+    # The plot (drawn where matplotlib is there, not written with --check): session 5's drawing, one series.
+    T59["draw_speeds"]([((int(r["m"]), int(r["n"]), int(r["k"])), {"bf16-gemm-by-shape": r}) for r in stage],
+                       [("bf16-gemm-by-shape", "59 `bf16-gemm-by-shape` (four candidates)", "tab:purple", "-")],
+                       {"bf16-gemm-by-shape": geo(sp)}, SWEEP_PLOT_S8,
+                       "BF16 GEMM: the stage chosen per shape (epilogue-prefetch among its candidates) vs cuBLAS, "
+                       "NVIDIA H200, 2026-11-29")
     out += [f"| **geometric mean, {len(sp)} shapes** | – | – | **{geo(sp):.3f}x** | – |", "",
             "One run of `SWEEP_CHAPTERS=59-bf16-gemm-by-shape chapters/53-bf16-gemm-cp-async-pipeline/sweep-shapes.sh "
             "BUILD sweep-59.csv --variant bf16-gemm-by-shape --budget-ms 100` with an empty plan folder "
             f"({provenance('c2')}; raw: [sweep-59.csv]({RAW_LINK}c2/sweep-59.csv), plan lines in "
-            f"[sweep.log]({RAW_LINK}c2/sweep.log)): one process per shape, the stage (its plan measured there among "
+            f"[sweep.log]({RAW_LINK}c2/sweep.log), plot: [{SWEEP_PLOT_S8.name}]({SWEEP_PLOT_S8.name})): one process per shape, the stage (its plan measured there among "
             f"four candidates) and cuBLAS, every output checked. Geometric mean {geo(sp):.3f}x over the {len(sp)} "
             f"shapes, {geo(aligned):.3f}x over the {len(aligned)} with K a multiple of 8 (the ragged one is the "
             "padded copy's, above)."]
