@@ -234,13 +234,7 @@ __global__ void __launch_bounds__(Tile<kStages>::kThreads, Tile<kStages>::kBlock
       const std::uint64_t desc_a = make_smem_descriptor_sw128(a_stages + stage * T::kATileElements +
                                                               consumer * T::kWgmmaM * T::kBlockK);
       const std::uint64_t desc_b = make_smem_descriptor_sw128(b_stages + stage * T::kBTileElements);
-      accumulator_fence(acc);
-      wgmma_fence();  // the accumulators were last written by ordinary instructions (zeroing) or a wgmma
-#pragma unroll
-      for (int kk = 0; kk < T::kBlockK; kk += T::kWgmmaK)
-        wgmma_m64k16_bf16<kBlockN>(acc, smem_descriptor_advance_k(desc_a, kk), smem_descriptor_advance_k(desc_b, kk),
-                                   true);
-      wgmma_commit_group();
+      wgmma_slice_bf16<kBlockN, T::kBlockK>(acc, desc_a, desc_b);  // the stage's slice, as one committed group
       // As in the stage: this slice's group stays in flight, the previous slice's has retired and frees its stage
       // (the tile's first slice has none: the previous tile freed its last below), here in both CTAs.
       wgmma_wait_group<1>();

@@ -7,6 +7,7 @@
 //   make_smem_descriptor_sw128(tile)     the 64-bit matrix descriptor of a K-major tile of 64 BF16 per row
 //   smem_descriptor_advance_k(d, k)      the descriptor of the same tile, k BF16 elements further along K
 //   wgmma_m64k16_bf16<N>(acc, da, db, accumulate)   acc(64 x N) (+)= A(64 x 16) * B(N x 16)^T, asynchronous
+//   wgmma_slice_bf16<N, kSliceK>(acc, da, db)       a K slice of those, fenced before and committed as one group
 //   wgmma_fence()                        before the first wgmma that reads registers or shared memory written
 //                                        by ordinary instructions
 //   wgmma_commit_group()                 closes the group of wgmmas this warpgroup issued since the last one
@@ -216,6 +217,20 @@ __device__ __forceinline__ void wgmma_m64k16_bf16(float (&acc)[N / 2], std::uint
                                                   bool accumulate) {
   static_assert(N == 64 || N == 128 || N == 256, "wgmma_m64k16_bf16 is instantiated for N = 64, 128 and 256");
   WgmmaBf16<N>::mma(acc, desc_a, desc_b, accumulate ? 1 : 0);
+}
+
+// One K slice of a consumer warpgroup, as the ladder's warp-specialised kernels issue it: acc (64 x N) += A (64 x
+// kSliceK at desc_a) * B (N x kSliceK at desc_b)^T, kSliceK / 16 wgmmas closed as one group and left in flight (the
+// caller's wgmma_wait_group decides when the slice's stage is free).
+template <int N, int kSliceK>
+__device__ __forceinline__ void wgmma_slice_bf16(float (&acc)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b) {
+  static_assert(kSliceK % 16 == 0, "whole k16 steps");
+  accumulator_fence(acc);
+  wgmma_fence();  // the accumulators were last written by ordinary instructions (zeroing) or a wgmma
+#pragma unroll
+  for (int kk = 0; kk < kSliceK; kk += 16)
+    wgmma_m64k16_bf16<N>(acc, smem_descriptor_advance_k(desc_a, kk), smem_descriptor_advance_k(desc_b, kk), true);
+  wgmma_commit_group();
 }
 
 // ---- The accumulator fragment (PTX ISA, "Register Fragments", wgmma .m64nNk16 matrix D) ------------------------
