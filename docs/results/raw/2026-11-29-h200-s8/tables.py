@@ -93,6 +93,38 @@ def epilogue_57():
     return "\n".join(out)
 
 
+def raw_metrics(path):
+    """{metric: value} of an `ncu --page raw --csv` export (its first kernel)."""
+    with open(path) as f:
+        rows_ = list(csv.reader(f))
+    return {k: v for k, v in zip(rows_[0], rows_[2])}
+
+
+def epilogue_cause_57():
+    """Where the stage's cycles go against cuBLAS at 4096^3: session 7's ncu --set full of both (its call 1)."""
+    num = lambda d, k: float(d[k].replace(",", ""))
+    th = lambda x: f"{x:,.0f}".replace(",", " ")  # thousands apart by a space, as the READMEs write them
+    st, cu = (raw_metrics(S7 / f"c1/57-{v}-4096.raw.csv") for v in ("stage", "cublas"))
+    tp, act = "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active", "sm__cycles_active.avg"
+    ls, el, ld = ("smsp__pcsamp_warps_issue_stalled_long_scoreboard", "gpc__cycles_elapsed.max",
+                  "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")
+    busy = lambda d: num(d, tp) / 100 * num(d, act)
+    return (f"Where the stage's {th(num(st, el) - num(cu, el))} extra cycles against cuBLAS go at 4096³ (`ncu --set "
+            f"full`, NVIDIA H200, CUDA 13.0, 2026-11-29, the working tree of commit `4915122`; raw: [the stage]"
+            f"({S7_LINK}c1/57-stage-4096.details.txt), [cuBLAS]({S7_LINK}c1/57-cublas-4096.details.txt)): the "
+            f"elapsed cycles (`{el}`) are {th(num(st, el))} against {th(num(cu, el))}, but both kernels keep the "
+            f"tensor pipe busy for about the same number of cycles (`{tp}` × `{act}`: {num(st, tp):.1f}% of "
+            f"{th(num(st, act))}, about {th(busy(st))}, against {num(cu, tp):.1f}% of {th(num(cu, act))}, about "
+            f"{th(busy(cu))}), and both read C (the programs run beta = -0.75) with the same global loads (`{ld}`: "
+            f"{th(num(st, ld))} sectors each). What differs is how long the warps wait on those loads: "
+            f"{th(num(st, ls))} of the stage's {th(num(st, 'smsp__pcsamp_sample_count'))} PC samples are "
+            f"`long scoreboard` (`{ls}`) against {th(num(cu, ls))} of cuBLAS's "
+            f"{th(num(cu, 'smsp__pcsamp_sample_count'))}. The stage's L1 hit rate "
+            f"(`l1tex__t_sector_hit_rate.pct`, {num(st, 'l1tex__t_sector_hit_rate.pct'):.1f}% against cuBLAS's "
+            f"{num(cu, 'l1tex__t_sector_hit_rate.pct'):.0f}%) is its stores landing on the lines those loads "
+            "brought in, not a second read.")
+
+
 SQUARES = (4096, 6144, 8192)
 T59 = runpy.run_path(str(HERE.parent / "2026-11-28-h200x4-s5" / "tables_59.py"))["first_table"].__globals__
 SWEEP_PLOT_S8 = HERE.parents[3] / "chapters" / "59-bf16-gemm-by-shape" / "sweep-h200-s8.png"
@@ -287,17 +319,20 @@ TILINGS_53 = [
 def tilings_53():
     """53 with the h53 patch applied (c2): seven tilings at 4096^3 and 8192^3, one process per size, and ncu."""
     data = {n: rows(HERE / f"c2/runs/53-{n}.csv") for n in (4096, 8192)}
-    out = ["| tiling (block M × N × K, warps, stages) | 4096³: median µs (vs cuBLAS) | 8192³: median µs (vs cuBLAS) |",
-           "|---|---:|---:|"]
+    out = ["| tiling (block M × N × K, warps, stages) | 4096³: median µs (% of the BF16 peak, vs cuBLAS) | "
+           "8192³: median µs (% of the BF16 peak, vs cuBLAS) |", "|---|---:|---:|"]
     base = {n: data[n]["bf16-cp-async-128x128x32-w64x32-s4"] for n in data}
     for v, label in TILINGS_53:
         cells = []
         for n in (4096, 8192):
             r = data[n][v]
             mark = ", a tie with this chapter's tiling" if r is not base[n] and tie(r, base[n]) else ""
-            cells.append(f"{1000 * ms(r):.1f} ({speed(r):.3f}x{mark})")
+            share = 100 * float(r["gflops"]) / 1000 / BF16_PEAK_TFLOPS
+            cells.append(f"{1000 * ms(r):.1f} ({share:.1f}%, {speed(r):.3f}x{mark})")
         out.append(f"| {label} | " + " | ".join(cells) + " |")
-    out.append("| cuBLAS | " + " | ".join(f"{1000 * ms(data[n]['cublas']):.1f} (1.000x)" for n in (4096, 8192)) + " |")
+    out.append("| cuBLAS | " + " | ".join(
+        f"{1000 * ms(data[n]['cublas']):.1f} ({100 * float(data[n]['cublas']['gflops']) / 1000 / BF16_PEAK_TFLOPS:.1f}%, "
+        "1.000x)" for n in (4096, 8192)) + " |")
     with open(HERE / "c2/ncu/ncu-tensor.csv") as f:
         nc = {r["chapter"]: r for r in csv.DictReader(f)}["53-bf16-gemm-cp-async-pipeline"]
     out += ["", "One run per size of `53-bf16-gemm-cp-async-pipeline --variant all --budget-ms 150` with "
@@ -308,7 +343,9 @@ def tilings_53():
                 f"patch's stage; raw: [ncu-tensor.txt]({RAW_LINK}c2/ncu/ncu-tensor.txt)) the tensor pipe is busy "
                 f"{float(nc['tensor pipe %']):.1f}% of the active cycles and the issue slots "
                 f"{float(nc['issue %']):.1f}%, at {float(nc['regs']):.0f} registers a thread (one block of 8 warps "
-                "per SM: two warps per scheduler)."]
+                "per SM: two warps per scheduler). The peak: 132 SMs × 4096 BF16 FLOP/clock × 1980 MHz = "
+                f"{BF16_PEAK_TFLOPS:.0f} TFLOP/s, which only `wgmma` reaches; `mma.sync` alone reaches 59.1% of it "
+                "(the bound above), so the best row here is about half of that bound."]
     return "\n".join(out)
 
 
@@ -336,7 +373,7 @@ def short_lengths_38():
     return "\n".join(out)
 
 
-TABLES = [("57-epilogue-h200", epilogue_57), ("59-h200-squares", screen_59), ("59-sweep-h200-s8", sweep_59),
+TABLES = [("57-epilogue-cause-h200", epilogue_cause_57), ("57-epilogue-h200", epilogue_57), ("59-h200-squares", screen_59), ("59-sweep-h200-s8", sweep_59),
           ("53-tilings-h200", tilings_53), ("36-h200-screen", screen_36), ("37-h200-screen", screen_37), ("38-h200-screen", screen_38),
           ("38-h200-short-lengths", short_lengths_38), ("tuning-fft-h200-short-lengths", short_lengths_38)]
 BLOCKS = {name: name for name, _ in TABLES}
