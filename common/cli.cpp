@@ -189,6 +189,8 @@ Options parse_options(int argc, const char* const* argv, const std::string& defa
       o.replan = true;
     } else if (arg == "--sms") {
       o.sms = static_cast<int>(parse_int("sms", next(), 1, 1 << 16));  // the GPU's own limit: checked on it
+    } else if (arg == "--rounds") {
+      o.rounds = static_cast<int>(parse_int("rounds", next(), 1, 1000));
     } else if (arg == "--list") {
       no_value();
       o.list = true;
@@ -213,6 +215,7 @@ Options parse_options(int argc, const char* const* argv, const std::string& defa
   if (o.profile) {
     o.warmup = 1;
     o.reps = 1;
+    o.rounds = 1;
   }
   return o;
 }
@@ -238,6 +241,9 @@ std::string usage_text(const std::string& program, const std::string& title,
     << "      --sms N         run everything (stage, vendor library, cudaMemcpy) on N SMs of the GPU, in a\n"
     << "                      green context (needs a CUDA 12.4+ driver); e.g. an H100 at 92 SMs asks each SM\n"
     << "                      for the bandwidth an H200 does\n"
+    << "      --rounds N      time the variants in N alternating rounds, each with its share of --budget-ms,\n"
+    << "                      and give each ratio as its median over the rounds with their range: both\n"
+    << "                      sides of a ratio then ran at the same clocks (default 1: one block each)\n"
     << "      --list          list the variants and exit\n"
     << "  -h, --help          this text\n";
   for (const auto& e : extra)

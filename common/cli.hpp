@@ -41,6 +41,7 @@ struct Options {
   bool help = false;
   bool replan = false;            // ignore cached plans: measure again and overwrite (docs/tuning-per-gpu.md)
   int sms = 0;                    // >0: run everything in a green context of this many SMs (0: the whole GPU)
+  int rounds = 1;                 // >1: time the variants in this many alternating rounds (paired ratios)
   OutputFormat format = OutputFormat::table;
   std::map<std::string, long long> extra;  // values of the chapter's ExtraOptions
 };

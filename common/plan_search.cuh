@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "cuda_check.cuh"
 #include "device.cuh"
@@ -56,6 +57,26 @@ inline double search_ms(const std::function<void(cudaStream_t)>& run) {
   p.warmup = 1;
   p.reps = 5;
   return time_gpu(run, p).median_ms;
+}
+
+// The same search for candidates whose differences are smaller than the GPU's drift over the search (a
+// compute-bound kernel under the power limit: its clock falls as the GPU warms): `rounds` rounds, each timing every
+// candidate once (a warm-up and three repetitions), starting one candidate later each round. Each candidate's
+// median over all its repetitions; so the first candidate no longer runs alone on a cool GPU.
+inline std::vector<double> search_ms_in_rounds(const std::vector<std::function<void(cudaStream_t)>>& runs,
+                                               int rounds = 3) {
+  TimingPlan p;
+  p.warmup = 1;
+  p.reps = 3;
+  std::vector<std::vector<double>> samples(runs.size());
+  for (int round = 0; round < rounds; ++round)
+    for (std::size_t j = 0; j < runs.size(); ++j) {
+      const std::size_t i = (j + static_cast<std::size_t>(round)) % runs.size();
+      (void)time_gpu(runs[i], p, 0, &samples[i]);
+    }
+  std::vector<double> ms;
+  for (auto& s : samples) ms.push_back(summarize(std::move(s)).median_ms);
+  return ms;
 }
 
 }  // namespace tut

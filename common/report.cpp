@@ -115,15 +115,26 @@ void write_table(std::ostream& os, const std::vector<Result>& rows) {
                                   r.bytes > 0 && r.pct_memcpy > 0 ? fixed(r.pct_memcpy, 1) : "-"};
     if (any_flops) c.push_back(r.flops > 0 ? fixed(r.gflops, 1) : "-");
     if (any_fp32_peak) c.push_back(r.flops > 0 && r.pct_peak_fp32 > 0 ? fixed(r.pct_peak_fp32, 1) : "-");
-    if (any_ref) c.push_back(r.speed_vs_ref > 0 ? fixed(r.speed_vs_ref, 3) + "x" : "-");
+    if (any_ref)
+      c.push_back(r.speed_vs_ref <= 0 ? "-"
+                  : r.rounds > 0      ? fixed(r.speed_vs_ref, 3) + "x (" + fixed(r.speed_min, 3) + "-" +
+                                       fixed(r.speed_max, 3) + ")"
+                                      : fixed(r.speed_vs_ref, 3) + "x");
     c.push_back(r.check);
     cells.push_back(c);
   }
   write_text_table(os, head, cells);
-  if (any_ref || !rows.empty())
+  int rounds = 0;
+  for (const auto& r : rows) rounds = std::max(rounds, r.rounds);
+  if (any_ref || !rows.empty()) {
     os << "(* vendor reference; GB/s counts each input read once and each output written once; "
-          "speed vs " << (ref_name.empty() ? "reference" : ref_name)
-       << " = its median time / this median time)\n";
+          "speed vs " << (ref_name.empty() ? "reference" : ref_name);
+    if (rounds > 0)
+      os << " = the median over " << rounds << " rounds of its median time / this median time in the same round, "
+            "with the lowest and highest round in brackets; a range that holds 1.000 is a tie)\n";
+    else
+      os << " = its median time / this median time)\n";
+  }
 }
 
 void write_text_table(std::ostream& os, const std::vector<std::string>& head,
@@ -151,14 +162,15 @@ void write_text_table(std::ostream& os, const std::vector<std::string>& head,
 
 void write_csv(std::ostream& os, const std::vector<Result>& rows) {
   os << "chapter,variant,reference,n,bytes,flops,median_ms,min_ms,max_ms,reps,gbps,gflops,pct_peak_dram,"
-        "pct_memcpy,speed_vs_ref,ref_name,check,pct_peak_fp32\n";
+        "pct_memcpy,speed_vs_ref,ref_name,check,pct_peak_fp32,speed_min,speed_max,rounds\n";
   os << std::setprecision(9);
   for (const auto& r : rows)
     os << csv_field(r.chapter) << "," << csv_field(r.variant) << "," << (r.reference ? 1 : 0) << ","
        << r.n << "," << r.bytes << "," << r.flops << "," << r.time.median_ms << "," << r.time.min_ms << ","
        << r.time.max_ms << "," << r.time.reps << "," << r.gbps << "," << r.gflops << "," << r.pct_peak_dram
        << "," << r.pct_memcpy << "," << r.speed_vs_ref << "," << csv_field(r.ref_name) << ","
-       << csv_field(r.check) << "," << r.pct_peak_fp32 << "\n";
+       << csv_field(r.check) << "," << r.pct_peak_fp32 << "," << r.speed_min << "," << r.speed_max << ","
+       << r.rounds << "\n";
 }
 
 void write_json(std::ostream& os, const DeviceInfo& d, const std::string& chapter,
@@ -189,6 +201,8 @@ void write_json(std::ostream& os, const DeviceInfo& d, const std::string& chapte
        << ", \"gbps\": " << num(r.gbps) << ", \"gflops\": " << num(r.gflops)
        << ", \"pct_peak_dram\": " << num(r.pct_peak_dram) << ", \"pct_peak_fp32\": " << num(r.pct_peak_fp32)
        << ", \"pct_memcpy\": " << num(r.pct_memcpy) << ", \"speed_vs_ref\": " << num(r.speed_vs_ref)
+       << ", \"speed_min\": " << num(r.speed_min) << ", \"speed_max\": " << num(r.speed_max)
+       << ", \"rounds\": " << r.rounds
        << ", \"ref_name\": \"" << json_escape(r.ref_name) << "\", \"check\": \"" << json_escape(r.check)
        << "\", \"failed\": " << (r.failed ? "true" : "false") << "}";
   }

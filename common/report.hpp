@@ -57,6 +57,10 @@ struct Result {
   double pct_memcpy = 0.0;      // share of the same run's cudaMemcpy bandwidth, percent (0: not measured)
   double speed_vs_ref = 0.0;    // reference time / this time (>1: faster than the reference; 0: none)
   std::string ref_name;         // the reference that speed_vs_ref compares with
+  // --rounds N > 1: speed_vs_ref is the median over the rounds of the ratio within each round, and these are the
+  // rounds' lowest and highest ratio (0: timed in one block, no paired range).
+  double speed_min = 0.0, speed_max = 0.0;
+  int rounds = 0;
   std::string check;            // "ok", "skipped", "MISMATCH: ..." or "known defect: ..."
   bool failed = false;          // a mismatch that is not a documented defect
 };

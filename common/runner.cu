@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <functional>
 #include <iostream>
 #include <sstream>
 
@@ -65,6 +66,9 @@ TimingPlan timing_plan(const Options& opt) {
 
 std::vector<Result> measure_chapter(const ChapterSpec& chapter, const Options& opt, DeviceInfo* info_out) {
   (void)selected_variants(chapter, opt);  // unknown variants: before touching the GPU
+  const int rounds = opt.profile ? 1 : opt.rounds;
+  if (rounds > 1 && chapter.one_variant_at_a_time)
+    throw UsageError("--rounds: " + chapter.id + " sets up one variant at a time and cannot alternate them");
   require_supported_gpu();
   DeviceInfo info = query_device();
   // --sms N: everything below (set-up and plans, the references, the stage) runs on N SMs; the banner and every
@@ -95,43 +99,41 @@ std::vector<Result> measure_chapter(const ChapterSpec& chapter, const Options& o
   // its checked run, its warm-up or its set-up.
   NvtxRange chapter_range(spec.id);
   std::vector<Result> rows;
-  double memcpy_gbps = 0.0;
+  // What each row times, and (--rounds) the median of each of its rounds.
+  std::vector<std::function<void(cudaStream_t)>> runs;
+  std::vector<std::vector<double>> round_ms;
   // The cudaMemcpy reference: the same bytes, device to device, in the same process.
   const std::size_t copy_bytes = workload->memcpy_bytes();
+  DeviceBuffer<unsigned char> copy_src, copy_dst;
   if (copy_bytes > 0 && !opt.profile && static_cast<double>(2 * copy_bytes) < 0.9 * free_device_bytes()) {
-    DeviceBuffer<unsigned char> src(copy_bytes), dst(copy_bytes);
-    src.zero();
-    NvtxRange range("cudaMemcpy");
+    copy_src = DeviceBuffer<unsigned char>(copy_bytes);
+    copy_dst = DeviceBuffer<unsigned char>(copy_bytes);
+    copy_src.zero();
     Result r;
     r.chapter = spec.id;
     r.variant = "cudaMemcpy";
     r.reference = true;
     r.n = opt.size;
     r.bytes = 2.0 * static_cast<double>(copy_bytes);
-    r.time = time_gpu(
-        [&](cudaStream_t s) {
-          TUT_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), copy_bytes, cudaMemcpyDeviceToDevice, s));
-        },
-        plan);
-    derive_rates(r, info.peak_dram_gbps, 0.0);
-    memcpy_gbps = r.gbps;
     r.pct_memcpy = 100.0;
     r.check = "-";
     rows.push_back(r);
+    runs.push_back([&](cudaStream_t s) {
+      TUT_CUDA_CHECK(cudaMemcpyAsync(copy_dst.data(), copy_src.data(), copy_bytes, cudaMemcpyDeviceToDevice, s));
+    });
   }
+  std::vector<const VariantSpec*> row_variant(rows.size(), nullptr);  // nullptr: cudaMemcpy
 
-  for (const VariantSpec* v : variants) {
+  // Times row i: one block of repetitions (the whole plan, or one round's share of it).
+  auto time_row = [&](std::size_t i, const TimingPlan& p, std::vector<double>* samples) {
+    NvtxRange range(rows[i].variant);
+    return time_gpu(runs[i], p, 0, samples);
+  };
+
+  // Set-up and the checked run of a variant: before any of its timed or profiled runs.
+  auto set_up_and_check = [&](const VariantSpec* v, Result& r) {
     NvtxRange range(v->name);
-    Result r;
-    r.chapter = spec.id;
-    r.variant = v->name;
-    r.reference = v->reference;
-    r.n = opt.size;
-    Work w = workload->work(v->name);
-    if (w.n > 0) r.n = w.n;
-    r.bytes = w.bytes;
-    r.flops = w.flops;
-    workload->setup(v->name);  // before any checked, timed or profiled run of the variant
+    workload->setup(v->name);
     if (opt.check) {
       workload->poison(0);
       workload->run(v->name, 0);
@@ -148,17 +150,72 @@ std::vector<Result> measure_chapter(const ChapterSpec& chapter, const Options& o
     } else {
       r.check = "skipped";
     }
-    TimingPlan variant_plan = plan;
-    if (opt.profile && opt.check) variant_plan.warmup = 0;  // the checked run was the one warm-up
-    r.time = time_gpu([&](cudaStream_t s) { workload->run(v->name, s); }, variant_plan);
-    workload->finish(v->name);
+  };
+
+  auto new_row = [&](const VariantSpec* v) {
+    Result r;
+    r.chapter = spec.id;
+    r.variant = v->name;
+    r.reference = v->reference;
+    r.n = opt.size;
+    Work w = workload->work(v->name);
+    if (w.n > 0) r.n = w.n;
+    r.bytes = w.bytes;
+    r.flops = w.flops;
+    rows.push_back(r);
+    row_variant.push_back(v);
+    runs.push_back([&workload, v](cudaStream_t s) { workload->run(v->name, s); });
+    return rows.size() - 1;
+  };
+
+  if (rounds <= 1) {
+    // One block each, in the chapter's order: cudaMemcpy, then each variant from its set-up to its finish.
+    if (!rows.empty()) rows[0].time = time_row(0, plan, nullptr);
+    for (const VariantSpec* v : variants) {
+      const std::size_t i = new_row(v);
+      set_up_and_check(v, rows[i]);
+      TimingPlan variant_plan = plan;
+      if (opt.profile && opt.check) variant_plan.warmup = 0;  // the checked run was the one warm-up
+      rows[i].time = time_row(i, variant_plan, nullptr);
+      workload->finish(v->name);
+    }
+  } else {
+    // --rounds: every variant set up and checked first; then `rounds` rounds, each timing every row once with its
+    // share of the plan, starting one row later each round so that no row always follows the same one.
+    for (const VariantSpec* v : variants) set_up_and_check(v, rows[new_row(v)]);
+    TimingPlan round_plan = plan;
+    round_plan.budget_ms = plan.budget_ms / rounds;
+    round_plan.min_reps = std::max(1, (plan.min_reps + rounds - 1) / rounds);
+    if (plan.reps > 0) round_plan.reps = std::max(1, (plan.reps + rounds - 1) / rounds);
+    std::vector<std::vector<double>> samples(rows.size());
+    round_ms.assign(rows.size(), {});
+    for (int round = 0; round < rounds; ++round)
+      for (std::size_t j = 0; j < rows.size(); ++j) {
+        const std::size_t i = (j + static_cast<std::size_t>(round)) % rows.size();
+        round_ms[i].push_back(time_row(i, round_plan, &samples[i]).median_ms);
+      }
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      rows[i].time = summarize(samples[i]);
+      if (row_variant[i]) workload->finish(row_variant[i]->name);
+    }
+  }
+
+  double memcpy_gbps = 0.0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    Result& r = rows[i];
+    if (!row_variant[i]) {
+      derive_rates(r, info.peak_dram_gbps, 0.0);
+      memcpy_gbps = r.gbps;
+      r.pct_memcpy = 100.0;
+      continue;
+    }
+    const Work w = workload->work(r.variant);
     derive_rates(r, info.peak_dram_gbps, memcpy_gbps, info.peak_fp32_gflops);
     if (w.devices > 1) {  // shares of all the GPUs used: their peak, their cudaMemcpy
       r.pct_peak_dram /= w.devices;
       r.pct_peak_fp32 /= w.devices;
       r.pct_memcpy /= w.devices;
     }
-    rows.push_back(r);
   }
 
   // Ratios against the chosen reference, measured above in the same process.
@@ -168,10 +225,21 @@ std::vector<Result> measure_chapter(const ChapterSpec& chapter, const Options& o
   if (ref && ref->time.median_ms > 0) {
     const double ref_ms = ref->time.median_ms;
     const std::string ref_name = ref->variant;
-    for (auto& r : rows) {
+    const std::size_t ref_index = static_cast<std::size_t>(ref - rows.data());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      Result& r = rows[i];
       if (r.variant == "cudaMemcpy") continue;
       r.speed_vs_ref = r.time.median_ms > 0 ? ref_ms / r.time.median_ms : 0.0;
       r.ref_name = ref_name;
+      if (!round_ms.empty()) {  // paired within each round: both sides at the same clocks
+        const RatioStats paired = paired_ratios(round_ms[ref_index], round_ms[i]);
+        if (paired.rounds > 0) {
+          r.speed_vs_ref = paired.median;
+          r.speed_min = paired.min;
+          r.speed_max = paired.max;
+          r.rounds = paired.rounds;
+        }
+      }
     }
   }
   return rows;

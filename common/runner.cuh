@@ -83,6 +83,9 @@ struct ChapterSpec {
   // `variants` as written is what --list prints and what --variant may name (checked before the GPU); the
   // resolved variants must keep those names.
   std::function<void(ChapterSpec&, const Options&)> resolve;
+  // Its workload holds one variant's resources at a time (chapter 40: one communicator set per GPU count), so
+  // --rounds, which sets every selected variant up before timing them in turn, is refused.
+  bool one_variant_at_a_time = false;
 };
 
 // The timing plan of the options (warm-up, repetitions, budget, L2 flush; profile mode: one timed run),

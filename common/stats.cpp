@@ -17,6 +17,22 @@ TimingStats summarize(std::vector<double> samples_ms) {
   return s;
 }
 
+RatioStats paired_ratios(const std::vector<double>& reference_ms, const std::vector<double>& this_ms) {
+  RatioStats out;
+  if (reference_ms.empty() || reference_ms.size() != this_ms.size()) return out;
+  std::vector<double> ratios;
+  for (std::size_t i = 0; i < this_ms.size(); ++i) {
+    if (!(reference_ms[i] > 0) || !(this_ms[i] > 0)) return out;
+    ratios.push_back(reference_ms[i] / this_ms[i]);
+  }
+  const TimingStats s = summarize(ratios);  // the same median, min and max, of ratios instead of times
+  out.median = s.median_ms;
+  out.min = s.min_ms;
+  out.max = s.max_ms;
+  out.rounds = s.reps;
+  return out;
+}
+
 double gigabytes_per_second(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e6) : 0.0; }
 
 double gigaflops_per_second(double flops, double ms) { return ms > 0 ? flops / (ms * 1e6) : 0.0; }

@@ -16,6 +16,19 @@ struct TimingStats {
 // Median (mean of the two middle values for an even count), min and max. Empty input -> all zero.
 TimingStats summarize(std::vector<double> samples_ms);
 
+// A ratio measured in rounds: in each round both sides were timed back to back, so the clocks, the temperature
+// and the power limit of a round are the same for both; the spread over the rounds is then the ratio's own.
+struct RatioStats {
+  double median = 0.0;
+  double min = 0.0;
+  double max = 0.0;
+  int rounds = 0;
+};
+
+// reference_ms[i] / this_ms[i] for each round i: their median, min and max. All zero where the two differ in
+// length, are empty, or hold a time that is not positive.
+RatioStats paired_ratios(const std::vector<double>& reference_ms, const std::vector<double>& this_ms);
+
 // Bytes over time as GB/s (1 GB = 1e9 bytes). Returns 0 for a zero or negative time.
 double gigabytes_per_second(double bytes, double ms);
 

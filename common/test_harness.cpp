@@ -84,14 +84,17 @@ TEST_CASE("parse_options: defaults and every flag") {
   CHECK(parse({"--csv"}).format == OutputFormat::csv);
   CHECK(parse({"--list"}).list);
   CHECK(parse({"--help"}).help);
+  CHECK(d.rounds == 1);
+  CHECK(parse({"--rounds", "7"}).rounds == 7);
   CHECK(parse({"-h"}).help);
 }
 
 TEST_CASE("parse_options: profile mode is one warm-up and one timed run") {
-  Options p = parse({"--profile", "--reps", "50"});
+  Options p = parse({"--profile", "--reps", "50", "--rounds", "5"});
   CHECK(p.profile);
   CHECK(p.warmup == 1);
   CHECK(p.reps == 1);
+  CHECK(p.rounds == 1);
 }
 
 TEST_CASE("parse_options: chapter-specific options") {
@@ -109,6 +112,7 @@ TEST_CASE("parse_options rejects every bad command line") {
       {"extra"},            {"--reps", "0"},     {"--reps", "-3"},     {"--reps", "x"},
       {"--warmup", "-1"},   {"--seed", "-2"},    {"--format", "xml"},  {"--variant", ""},
       {"--variant", ","},   {"--no-check=1"},    {"--budget-ms", "0"}, {"--size", "2^64"},
+      {"--rounds", "0"},    {"--rounds", "x"},   {"--rounds"},         {"--rounds", "1001"},
   };
   for (const auto& args : bad) {
     std::string joined;
@@ -137,6 +141,21 @@ TEST_CASE("summarize: median, min, max") {
   CHECK(s.reps == 3);
   CHECK(summarize({4, 1, 2, 3}).median_ms == doctest::Approx(2.5));
   CHECK(summarize({}).reps == 0);
+}
+
+TEST_CASE("paired_ratios: the ratio of each round, then their median, min and max") {
+  const RatioStats r = paired_ratios({2, 2, 2}, {1, 2, 4});  // ratios 2, 1, 0.5
+  CHECK(r.median == 1.0);
+  CHECK(r.min == 0.5);
+  CHECK(r.max == 2.0);
+  CHECK(r.rounds == 3);
+  // Paired, not pooled: the reference's slow round meets this row's slow round.
+  const RatioStats p = paired_ratios({1.0, 2.0}, {1.1, 2.2});
+  CHECK(p.min == doctest::Approx(1 / 1.1));
+  CHECK(p.max == doctest::Approx(1 / 1.1));
+  for (const RatioStats& none : {paired_ratios({}, {}), paired_ratios({1, 2}, {1}), paired_ratios({1, 0}, {1, 1}),
+                                 paired_ratios({1, 1}, {1, std::nan("")})})
+    CHECK(none.rounds == 0);
 }
 
 TEST_CASE("bandwidth arithmetic") {
@@ -243,6 +262,26 @@ TEST_CASE("CSV and JSON output") {
   std::ostringstream table;
   write_table(table, {r});
   CHECK(table.str().find("median ms") != std::string::npos);
+
+  // --rounds: the ratio's range over the rounds in every format, and the table's note says what it is.
+  Result paired = r;
+  paired.speed_vs_ref = 1.05;
+  paired.speed_min = 0.98;
+  paired.speed_max = 1.125;
+  paired.rounds = 9;
+  paired.ref_name = "cublas";
+  std::ostringstream paired_csv, paired_json, paired_table;
+  write_csv(paired_csv, {paired});
+  CHECK(paired_csv.str().find(",speed_min,speed_max,rounds\n") != std::string::npos);
+  CHECK(paired_csv.str().find(",0.98,1.125,9\n") != std::string::npos);
+  write_json(paired_json, d, "59-bf16-gemm-by-shape", "prog --rounds 9", {paired});
+  CHECK(paired_json.str().find("\"speed_min\": 0.98, \"speed_max\": 1.125, \"rounds\": 9") != std::string::npos);
+  write_table(paired_table, {paired});
+  CHECK(paired_table.str().find("1.050x (0.980-1.125)") != std::string::npos);
+  CHECK(paired_table.str().find("median over 9 rounds") != std::string::npos);
+  std::ostringstream unpaired_table;
+  write_table(unpaired_table, {r});
+  CHECK(unpaired_table.str().find("rounds") == std::string::npos);
 
   // JSON has no NaN or infinity: a value that is not finite is written as null, and nothing else is.
   Result bad = r;

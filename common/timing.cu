@@ -50,7 +50,7 @@ struct EventPair {
 }  // namespace
 
 TimingStats time_gpu(const std::function<void(cudaStream_t)>& work, const TimingPlan& plan,
-                     cudaStream_t stream) {
+                     cudaStream_t stream, std::vector<double>* samples_out) {
   EventPair ev;
   for (int i = 0; i < plan.warmup; ++i) work(stream);
   TUT_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -62,6 +62,7 @@ TimingStats time_gpu(const std::function<void(cudaStream_t)>& work, const Timing
   int reps = plan.reps > 0 ? plan.reps
                            : adaptive_reps(samples[0], plan.budget_ms, plan.min_reps, plan.max_reps);
   for (int i = 1; i < reps; ++i) samples.push_back(ev.time_once(work, stream, plan.flush_l2));
+  if (samples_out) samples_out->insert(samples_out->end(), samples.begin(), samples.end());
   return summarize(samples);
 }
 

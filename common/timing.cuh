@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "stats.hpp"
 
@@ -24,9 +25,9 @@ struct TimingPlan {
 };
 
 // Runs `work(stream)` plan.warmup times untimed, then times each repetition between two events (inside the
-// NVTX range plan.timed_range, if named).
+// NVTX range plan.timed_range, if named). samples (if given): each repetition's milliseconds, appended.
 TimingStats time_gpu(const std::function<void(cudaStream_t)>& work, const TimingPlan& plan,
-                     cudaStream_t stream = 0);
+                     cudaStream_t stream = 0, std::vector<double>* samples = nullptr);
 
 // Writes a buffer twice the L2 size so that the next kernel starts with a cold cache.
 void flush_l2(cudaStream_t stream = 0);

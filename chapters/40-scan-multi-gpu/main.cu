@@ -561,6 +561,7 @@ tut::ChapterSpec chapter_spec() {
     s.ratio_to = plan->counts.front().fits ? row_name(1, plan->max_gpus) : "";  // "speed vs" the one-GPU row
   };
   spec.make_workload = [plan] { return std::make_unique<MultiGpuWorkload>(plan); };
+  spec.one_variant_at_a_time = true;  // finish() frees a GPU count's buffers and communicators for the next
   spec.summary = [plan](std::ostream& os, const tut::DeviceInfo&, const tut::Options&,
                         const std::vector<tut::Result>& rows) { print_summary(os, *plan, rows); };
   return spec;
