@@ -496,6 +496,14 @@ class ChapterMapTest(unittest.TestCase):
         # The stage's range (0.9-1.1 ms) holds cuFFT's median: a tie with the vendor library too.
         self.assertEqual(chapter_map.csv_run_cell("fft.csv", "prev-z", "Fake GPU 80GB", tmp),
                          "2.00x prev, 98.5% of copy, 1.01x cuFFT (a tie)")
+        # Timed in rounds (--rounds): the paired ratio's range decides, not the overlap of the repetitions' ranges.
+        head = "chapter,variant,median_ms,min_ms,max_ms,speed_vs_ref,ref_name,speed_min,speed_max,rounds\n"
+        for low, cell in (("1.012", "1.20x prev, 1.04x cuBLAS"), ("0.990", "1.20x prev (a tie), 1.04x cuBLAS (a tie)")):
+            (tmp / "rounds.csv").write_text(head + f"59-x-y,x-y,1.0,0.8,1.5,1.044,cublas,{low},1.08,15\n"
+                                            "59-x-y,prev-z,1.2,0.9,1.6,0.87,cublas,0.85,1.0,15\n"
+                                            "59-x-y,cublas,1.04,0.9,1.3,1,cublas,1,1,15\n")
+            (tmp / "rounds.err").write_text("# GPU 0: Fake GPU 80GB (compute capability 9.0, 132 SMs)\n")
+            self.assertEqual(chapter_map.csv_run_cell("rounds.csv", "prev-z", "Fake GPU 80GB", tmp), cell)
 
     def test_length_runs(self):
         """36-38's cells come from a committed run at their own length, with the previous stage in the same table,

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes README blocks from this folder's calls on one NVIDIA H200 (CUDA 13.0, driver 580.159.04, 2026-11-29):
-chapter 57's epilogue candidates (the h57 helper's call 2), chapter 59 at three squares with its fourth candidate and
-its 14-shape sweep (c2), and the first screens of chapters 36-38 (the runs of session 7's call 3 at 36's and 37's
+chapter 57's epilogue candidates (the h57 helper's call 2), chapter 59's 14-shape sweep with its fourth candidate (c2;
+its three squares are session 9's, timed in rounds), and the first screens of chapters 36-38 (the runs of session 7's call 3 at 36's and 37's
 lengths, c2's run of 38 at 2^20, and c2's ncu of each stage).
 
   python3 docs/results/raw/2026-11-29-h200-s8/tables.py                  # writes tables/*.md
@@ -161,32 +161,6 @@ def screen_59_ncu():
             "(../57-bf16-gemm-persistent/README.md#the-epilogue-one-memory-round-trip-per-float2-candidates); "
             "`ncu --clock-control none --metrics ...`, NVIDIA H200, CUDA 13.0, 2026-11-29, the h57 helper's first "
             f"call; raw: [h57-c1/]({RAW_LINK}h57-c1/)).")
-
-
-def screen_59():
-    """59 --variant all at the three squares of issue 40's target (c2), an empty plan folder."""
-    data = {n: rows(HERE / f"c2/runs/59-{n}.csv") for n in SQUARES}
-    out = ["| NVIDIA H200 | " + " | ".join(f"{n}³: median µs (% of the BF16 peak, vs cuBLAS)" for n in SQUARES) + " |",
-           "|---|" + "---:|" * len(SQUARES)]
-    stage = {n: data[n]["bf16-gemm-by-shape"] for n in SQUARES}
-    out.append("| **59 `bf16-gemm-by-shape`** | " + " | ".join(f"**{gemm_cell(stage[n])}**" for n in SQUARES) + " |")
-    for v, label in CANDIDATES_59 + [("cublas", "cuBLAS `cublasGemmEx`")]:
-        out.append(f"| {label} | " + " | ".join(
-            gemm_cell(data[n][v], None if v == "cublas" else stage[n]) for n in SQUARES) + " |")
-    out.append("| the plan's choice | " + " | ".join(
-        f"`{plan_choice(HERE / f'c2/runs/59-{n}.err', '59 bf16 gemm')}`" for n in SQUARES) + " |")
-    ties = [n for n in SQUARES if tie(stage[n], data[n]["cublas"])]
-    out += ["", "One run per shape of `59-bf16-gemm-by-shape --variant all --budget-ms 150 --m N --n N --k N` with an "
-                f"empty plan folder ({provenance('c2')}; raw: " +
-                ", ".join(f"[{n}³]({RAW_LINK}c2/runs/59-{n}.csv)" for n in SQUARES) +
-                "): the rows of a shape from one process, every output checked against cuBLAS; \"a tie\": the "
-                "row's range of repetitions overlaps the stage's. The peak: 132 SMs × 4096 BF16 FLOP/clock × "
-                f"1980 MHz = {BF16_PEAK_TFLOPS:.0f} TFLOP/s (dense). Against cuBLAS the stage's range overlaps "
-                "cuBLAS's at " + ", ".join(f"{n}³" for n in ties) + ": on this GPU the repetitions of both spread "
-                "by 10-20% (the clocks under the power limit), so these are ties, with the medians above. The "
-                "stage's row and its chosen candidate's row time the same kernel; they differ by that spread.",
-            "", screen_59_ncu()]
-    return "\n".join(out)
 
 
 def sweep_59():
@@ -373,7 +347,7 @@ def short_lengths_38():
     return "\n".join(out)
 
 
-TABLES = [("57-epilogue-cause-h200", epilogue_cause_57), ("57-epilogue-h200", epilogue_57), ("59-h200-squares", screen_59), ("59-sweep-h200-s8", sweep_59),
+TABLES = [("57-epilogue-cause-h200", epilogue_cause_57), ("57-epilogue-h200", epilogue_57), ("59-sweep-h200-s8", sweep_59),
           ("53-tilings-h200", tilings_53), ("36-h200-screen", screen_36), ("37-h200-screen", screen_37), ("38-h200-screen", screen_38),
           ("38-h200-short-lengths", short_lengths_38), ("tuning-fft-h200-short-lengths", short_lengths_38)]
 BLOCKS = {name: name for name, _ in TABLES}

@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Writes README blocks from this folder's calls on one NVIDIA H200 (CUDA 13.0, driver 580.159.04, 2026-11-29):
+chapter 59 at the three squares of its target, every row timed in 15 alternating rounds (`--rounds 15`, c1), and
+ncu of 59's kernel and cuBLAS's at 6144^3 and 8192^3 (c1).
+
+  python3 docs/results/raw/2026-11-29-h200-s9/tables.py                  # writes tables/*.md
+  python3 docs/results/raw/2026-11-29-h200-s9/tables.py --fill           # and fills the README blocks
+  python3 docs/results/raw/2026-11-29-h200-s9/tables.py --fill --check   # changes nothing; exit 1 on a difference"""
+import csv
+import pathlib
+import re
+import runpy
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+S2 = runpy.run_path(str(HERE.parent / "2026-11-28-h200-s2" / "tables.py"))
+S8 = runpy.run_path(str(HERE.parent / "2026-11-29-h200-s8" / "tables.py"))
+RAW_LINK = "../../docs/results/raw/2026-11-29-h200-s9/"
+COMMITS = {"c1": "aba11c2"}
+BF16_PEAK_TFLOPS = 132 * 4096 * 1980e6 / 1e12  # the dense peak the GEMM programs print (1071 TFLOP/s)
+SQUARES = (4096, 6144, 8192)
+CANDIDATES_59 = [("bf16-gemm-split-k", "58 `bf16-gemm-split-k` (the previous stage; a candidate)"),
+                 ("bf16-gemm-tma-mbarrier", "55 `bf16-gemm-tma-mbarrier` (a candidate)"),
+                 ("ping-pong", "57 `ping-pong` (a candidate)"),
+                 ("epilogue-prefetch", "57 `epilogue-prefetch` (a candidate)")]
+ROUNDS_VARIANTS = "default,bf16-gemm-split-k,bf16-gemm-tma-mbarrier,ping-pong,epilogue-prefetch"
+
+
+def provenance(call):
+    return (f"NVIDIA H200, CUDA 13.0, driver 580.159.04, 2026-11-29, the working tree of commit "
+            f"`{COMMITS[call]}`")
+
+
+def rows(path):
+    """{variant: row} of one program's --format csv output."""
+    with open(path) as f:
+        return {r["variant"]: r for r in csv.DictReader(f)}
+
+
+def paired(r):
+    """The ratio to the reference over the rounds: (median, lowest round, highest round)."""
+    assert int(r["rounds"]) > 0, f"{r['variant']} was not timed in rounds"
+    return float(r["speed_vs_ref"]), float(r["speed_min"]), float(r["speed_max"])
+
+
+def verdict(r):
+    """Faster, slower or a tie against the reference, by the range of the rounds' ratios."""
+    _, low, high = paired(r)
+    return "faster" if low > 1 else "slower" if high < 1 else "a tie"
+
+
+def gemm_cell(r):
+    med, low, high = paired(r)
+    tf = float(r["gflops"]) / 1000
+    ratio = "1.000x" if r["variant"] == r["ref_name"] else f"{med:.3f}x [{low:.3f}, {high:.3f}]"
+    return f"{1000 * float(r['median_ms']):.1f} ({100 * tf / BF16_PEAK_TFLOPS:.1f}%), {ratio}"
+
+
+def plan_choice(n):
+    text = (HERE / f"c1/runs/59-{n}.err").read_text()
+    m = re.search(r"^# plan: 59 bf16 gemm [^:]*: (\S+) \(", text, re.M)
+    assert m, f"no plan line in c1/runs/59-{n}.err"
+    return m.group(1)
+
+
+def screen_59():
+    """59 at the three squares, every row in 15 alternating rounds (c1), an empty plan folder."""
+    data = {n: rows(HERE / f"c1/runs/59-{n}.csv") for n in SQUARES}
+    stage = {n: data[n]["bf16-gemm-by-shape"] for n in SQUARES}
+    out = ["| NVIDIA H200 | " + " | ".join(f"{n}³: median µs (% of the BF16 peak), vs cuBLAS [lowest, highest round]"
+                                          for n in SQUARES) + " |",
+           "|---|" + "---:|" * len(SQUARES),
+           "| **59 `bf16-gemm-by-shape`** | " + " | ".join(f"**{gemm_cell(stage[n])}**" for n in SQUARES) + " |"]
+    for v, label in CANDIDATES_59 + [("cublas", "cuBLAS `cublasGemmEx`")]:
+        out.append(f"| {label} | " + " | ".join(gemm_cell(data[n][v]) for n in SQUARES) + " |")
+    out.append("| the plan's choice | " + " | ".join(f"`{plan_choice(n)}`" for n in SQUARES) + " |")
+    words = {"faster": "wins every round", "slower": "loses every round", "a tie": "ties"}
+    said = [f"{words[verdict(stage[n])]} at {n}³" for n in SQUARES]
+    say = ", ".join(said[:-1]) + " and " + said[-1]
+    out += ["", f"One run per shape of `59-bf16-gemm-by-shape --variant {ROUNDS_VARIANTS} --rounds 15 --budget-ms 3000 "
+                f"--m N --n N --k N` with an empty plan folder ({provenance('c1')}; raw: " +
+                ", ".join(f"[{n}³]({RAW_LINK}c1/runs/59-{n}.csv)" for n in SQUARES) +
+                "): the rows of a shape from one process, every output checked against cuBLAS. The rows took turns in "
+                "15 rounds, so both sides of a ratio ran at the same clocks (under its power limit this H200's clock "
+                "wanders more than the kernels differ): the ratio is the median of the rounds' ratios, in brackets "
+                "their lowest and highest. Against cuBLAS the stage " + say +
+                f". The peak: 132 SMs × 4096 BF16 FLOP/clock × 1980 MHz = {BF16_PEAK_TFLOPS:.0f} TFLOP/s; "
+                "[why 6144³ loses](#6144-cublass-192--192-tiles).",
+            "", S8["screen_59_ncu"]()]
+    return "\n".join(out)
+
+
+NCU = {"time": "gpu__time_duration.sum", "clock": "sm__cycles_elapsed.avg.per_second",
+       "tensor": "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+       "l2": "lts__t_bytes.sum", "dram": "dram__bytes_read.sum",
+       "barrier": "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio",
+       "long_sb": "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"}
+
+
+def ncu_capture(v, n):
+    """({metric: value}, kernel name) of one launch (c1/ncu)."""
+    lines = [l for l in open(HERE / f"c1/ncu/ncu-{v}-{n}.csv") if l.startswith('"')]
+    out, kernel = {}, ""
+    for r in csv.DictReader(lines):
+        out[r["Metric Name"]] = float(r["Metric Value"].replace(",", ""))
+        kernel = r["Kernel Name"]
+    return out, kernel
+
+
+def kernel_label(name):
+    m = re.match(r"(?:void )?(\w+)(<[^(]*>)?", name)
+    return f"`{m.group(1)}{m.group(2) or ''}`"
+
+
+def why_6144():
+    """ncu of 59's kernel and cuBLAS's at 6144^3 and 8192^3 (c1): tile shape, L2 traffic, tensor pipe."""
+    out = ["| ncu, one launch | kernel | µs | SM GHz | tensor pipe busy | L2 traffic GB | DRAM read GB | "
+           "`barrier` stall | `long scoreboard` stall |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    m = {}
+    for n in (6144, 8192):
+        for v, who in (("bf16-gemm-by-shape", "59's stage"), ("cublas", "cuBLAS")):
+            x, kernel = ncu_capture(v, n)
+            m[(v, n)] = x
+            out.append(f"| {n}³, {who} | {kernel_label(kernel)} | {x[NCU['time']] / 1000:.1f} | "
+                       f"{x[NCU['clock']] / 1e9:.2f} | {x[NCU['tensor']]:.1f}% | {x[NCU['l2']] / 1e9:.2f} | "
+                       f"{x[NCU['dram']] / 1e9:.2f} | {x[NCU['barrier']]:.2f} | {x[NCU['long_sb']]:.2f} |")
+    ours, theirs = m[("bf16-gemm-by-shape", 6144)], m[("cublas", 6144)]
+    out += ["", "`ncu --clock-control none --metrics ...` on one launch of each, inside the programs' `timed` range "
+                f"({provenance('c1')}; raw: [c1/ncu/]({RAW_LINK}c1/ncu/)). Per the names, cuBLAS picks a tile "
+                "of 192 × 192 in 2 × 1 clusters at 6144³ and one of 320 × 128 in 1 × 2 clusters at 8192³; this "
+                "ladder's kernels have tiles of 128 rows (two consumer warpgroups of 64) by 128 or 256 columns. A "
+                "192 × 192 tile does 12.5% more multiply-adds per byte it loads than 128 × 256, and a cluster "
+                "shares each load between two SMs (TMA multicast; chapter 57's `cluster-epilogue-prefetch`, not "
+                f"among 59's candidates, did not win there): at 6144³ cuBLAS's kernel moves "
+                f"{theirs[NCU['l2']] / 1e9:.2f} GB through the L2 against {ours[NCU['l2']] / 1e9:.2f} and keeps the "
+                f"tensor pipe busy {theirs[NCU['tensor']]:.1f}% of the active cycles against "
+                f"{ours[NCU['tensor']]:.1f}%, whose consumers wait at the slice barriers "
+                f"({ours[NCU['barrier']]:.2f} cycles per issued instruction against {theirs[NCU['barrier']]:.2f}). "
+                "At 8192³ the two kernels keep the pipe about as busy, and the rounds call it a tie. Closing 6144³ "
+                "would take a tile this ladder does not have: three consumer warpgroups (192 rows) and `wgmma` with "
+                "N = 192."]
+    return "\n".join(out)
+
+
+TABLES = [("59-h200-squares", screen_59), ("59-6144-why-h200", why_6144)]
+BLOCKS = {name: name for name, _ in TABLES}
+
+
+def main():
+    S2["write_tables"](TABLES, BLOCKS, HERE / "tables", sys.argv[1:])
+
+
+if __name__ == "__main__":
+    main()
