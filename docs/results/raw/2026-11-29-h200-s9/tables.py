@@ -23,18 +23,13 @@ CANDIDATES_59 = [("bf16-gemm-split-k", "58 `bf16-gemm-split-k` (the previous sta
                  ("bf16-gemm-tma-mbarrier", "55 `bf16-gemm-tma-mbarrier` (a candidate)"),
                  ("ping-pong", "57 `ping-pong` (a candidate)"),
                  ("epilogue-prefetch", "57 `epilogue-prefetch` (a candidate)")]
+rows = S8["rows"]  # {variant: row} of one program's --format csv output
 ROUNDS_VARIANTS = "default,bf16-gemm-split-k,bf16-gemm-tma-mbarrier,ping-pong,epilogue-prefetch"
 
 
 def provenance(call):
     return (f"NVIDIA H200, CUDA 13.0, driver 580.159.04, 2026-11-29, the working tree of commit "
             f"`{COMMITS[call]}`")
-
-
-def rows(path):
-    """{variant: row} of one program's --format csv output."""
-    with open(path) as f:
-        return {r["variant"]: r for r in csv.DictReader(f)}
 
 
 def paired(r):
