@@ -123,17 +123,17 @@ def why_6144():
     out += ["", "`ncu --clock-control none --metrics ...` on one launch of each, inside the programs' `timed` range "
                 f"({provenance('c1')}; raw: [c1/ncu/]({RAW_LINK}c1/ncu/)). Per the names, cuBLAS picks a tile "
                 "of 192 × 192 in 2 × 1 clusters at 6144³ and one of 320 × 128 in 1 × 2 clusters at 8192³; this "
-                "ladder's kernels have tiles of 128 rows (two consumer warpgroups of 64) by 128 or 256 columns. A "
-                "192 × 192 tile does 12.5% more multiply-adds per byte it loads than 128 × 256, and a cluster "
-                "shares each load between two SMs (TMA multicast; chapter 57's `cluster-epilogue-prefetch`, not "
-                f"among 59's candidates, did not win there): at 6144³ cuBLAS's kernel moves "
-                f"{theirs[NCU['l2']] / 1e9:.2f} GB through the L2 against {ours[NCU['l2']] / 1e9:.2f} and keeps the "
-                f"tensor pipe busy {theirs[NCU['tensor']]:.1f}% of the active cycles against "
-                f"{ours[NCU['tensor']]:.1f}%, whose consumers wait at the slice barriers "
-                f"({ours[NCU['barrier']]:.2f} cycles per issued instruction against {theirs[NCU['barrier']]:.2f}). "
-                "At 8192³ the two kernels keep the pipe about as busy, and the rounds call it a tie. Closing 6144³ "
-                "would take a tile this ladder does not have: three consumer warpgroups (192 rows) and `wgmma` with "
-                "N = 192."]
+                "ladder's kernels have tiles of 128 rows (two consumer warpgroups of 64) by 128 or 256 columns. At "
+                f"6144³, at the same clock, cuBLAS's kernel keeps the tensor pipe busy {theirs[NCU['tensor']]:.1f}% of "
+                f"the active cycles against {ours[NCU['tensor']]:.1f}%, moves {theirs[NCU['l2']] / 1e9:.2f} GB through "
+                f"the L2 against {ours[NCU['l2']] / 1e9:.2f}, and its warps wait less at barriers "
+                f"({theirs[NCU['barrier']]:.2f} cycles per issued instruction against {ours[NCU['barrier']]:.2f}). "
+                "The L2 traffic alone is not it: chapter 57's `cluster-epilogue-prefetch`, the same 128 × 256 kernel "
+                "in clusters of two that share B by TMA multicast, reads a third less from the L2 and was no faster "
+                "at 6144³ ([57's \"Clusters of two\"](../57-bf16-gemm-persistent/README.md#clusters-of-two-b-read-once-for-two-tiles-a-candidate)). What is left is the "
+                "tile: a 192 × 192 tile does 12.5% more multiply-adds per byte loaded than 128 × 256 and needs "
+                "`wgmma` with N = 96 or 192 over three 64-row blocks, which this ladder does not have. At 8192³ the "
+                "two kernels keep the pipe about as busy, and the rounds call it a tie."]
     return "\n".join(out)
 
 
