@@ -211,6 +211,10 @@ std::vector<Result> measure_chapter(const ChapterSpec& chapter, const Options& o
     }
     const Work w = workload->work(r.variant);
     derive_rates(r, info.peak_dram_gbps, memcpy_gbps, info.peak_fp32_gflops);
+    if (!round_ms.empty() && !row_variant[0] && r.bytes > 0) {  // --rounds: the share of the copy paired too
+      const RatioStats copy_over_this = paired_ratios(round_ms[i], round_ms[0]);  // this row's time / the copy's
+      if (copy_over_this.rounds > 0) r.pct_memcpy = 100.0 * (r.bytes / rows[0].bytes) / copy_over_this.median;
+    }
     if (w.devices > 1) {  // shares of all the GPUs used: their peak, their cudaMemcpy
       r.pct_peak_dram /= w.devices;
       r.pct_peak_fp32 /= w.devices;

@@ -117,7 +117,9 @@ TEST_CASE("--rounds: set-up and checks first, then alternating rounds; each rati
   CHECK(three.speed_max < 0.6);
   for (const auto& r : rows) CHECK(r.time.reps >= 7);  // at least one repetition a round, pooled
   CHECK(rows[0].pct_memcpy == 100.0);
-  CHECK(one.pct_memcpy > 0.0);
+  // The share of the copy, paired by round too: one pass moves the copy's bytes, at a copy's pace or near it.
+  CHECK(one.pct_memcpy > 30.0);
+  CHECK(one.pct_memcpy < 200.0);
 }
 
 TEST_CASE("one block each without --rounds: no paired range; set-up and finish variant after variant") {
