@@ -80,7 +80,7 @@ VARIANT_SHAPE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9+._-]*$")
 NCU_METRIC = re.compile(r"`[a-z0-9]+__[\w.]+`")
 # The table scripts tools/meson.build runs as host tests: ['test name', '<raw folder>/tables*.py'] under docs/results/raw.
 MESON_BUILD = "tools/meson.build"
-TABLE_SCRIPT = re.compile(r"\[\s*'[\w.-]+'\s*,\s*'(?P<script>[\w.-]+/tables\w*\.py)'\s*\]")
+TABLE_SCRIPT = re.compile(r"\[\s*'[\w.-]+'\s*,\s*'(?P<script>[\w.-]+(?:/[\w.-]+)?/tables\w*\.py)'\s*\]")
 
 
 # ---------------------------------------------------------------------------------------------- variants

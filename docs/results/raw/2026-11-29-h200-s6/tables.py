@@ -81,12 +81,11 @@ def profile_53():
         f"[53-full-details.csv]({RAW_LINK}c1/ncu/53-full-details.csv)): the tensor pipe is busy {pipe:.1f}% of the "
         f"active cycles. Each scheduler has {warps:.2f} warps (2 blocks of 8 warps per SM: registers and shared "
         f"memory allow no third), of which {eligible:.2f} is eligible on average. Per issued instruction the warps "
-        f"wait {stall('wait'):.2f} cycles on fixed-latency dependencies (`stall wait`: an `mma.sync` waiting for "
-        f"the one before it on the same accumulators), {stall('long_scoreboard'):.2f} on global memory "
-        f"(`long scoreboard`), {stall('barrier'):.2f} at the block barrier and {stall('math_pipe_throttle'):.2f} "
-        f"on a busy tensor pipe. There are too few independent `mma.sync`s per scheduler to cover their latency: "
-        f"the next steps would be more accumulators per warp (a larger warp tile) or more warps per SM (fewer "
-        f"registers each).")
+        f"wait {stall('wait'):.2f} cycles out the fixed interval ptxas sets after each instruction (`stall wait`), "
+        f"{stall('long_scoreboard'):.2f} on `long scoreboard` (in this loop: an instruction reusing a register that "
+        f"a `cp.async` has not read yet, per the sampling below), {stall('barrier'):.2f} at the block barrier and "
+        f"{stall('math_pipe_throttle'):.2f} on a busy tensor pipe. Where in the loop these cycles go, and what holds "
+        f"the stage, is measured [below](#what-holds-it-measured).")
 
 
 T59 = runpy.run_path(str(HERE.parent / "2026-11-28-h200x4-s5" / "tables_59.py"))
