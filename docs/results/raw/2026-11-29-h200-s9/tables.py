@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Writes README blocks from this folder's calls on one NVIDIA H200 (CUDA 13.0, driver 580.159.04, 2026-11-29):
 chapter 59 at the three squares of its target, every row timed in 15 alternating rounds (`--rounds 15`, c1), and
-ncu of 59's kernel and cuBLAS's at 6144^3 and 8192^3 (c1).
+ncu of 59's kernel and cuBLAS's at 6144^3 and 8192^3 (c1); chapter 18's sums in rounds and chapter 29's 25-shape
+SGEMM sweep (c2).
 
   python3 docs/results/raw/2026-11-29-h200-s9/tables.py                  # writes tables/*.md
   python3 docs/results/raw/2026-11-29-h200-s9/tables.py --fill           # and fills the README blocks
   python3 docs/results/raw/2026-11-29-h200-s9/tables.py --fill --check   # changes nothing; exit 1 on a difference"""
 import csv
+import math
 import pathlib
 import re
 import runpy
@@ -16,7 +18,8 @@ HERE = pathlib.Path(__file__).resolve().parent
 S2 = runpy.run_path(str(HERE.parent / "2026-11-28-h200-s2" / "tables.py"))
 S8 = runpy.run_path(str(HERE.parent / "2026-11-29-h200-s8" / "tables.py"))
 RAW_LINK = "../../docs/results/raw/2026-11-29-h200-s9/"
-COMMITS = {"c1": "aba11c2"}
+DOCS_LINK = "results/raw/2026-11-29-h200-s9/"  # the same folder, from a page in docs/
+COMMITS = {"c1": "aba11c2", "c2": "91e5b75"}
 BF16_PEAK_TFLOPS = 132 * 4096 * 1980e6 / 1e12  # the dense peak the GEMM programs print (1071 TFLOP/s)
 SQUARES = (4096, 6144, 8192)
 CANDIDATES_59 = [("bf16-gemm-split-k", "58 `bf16-gemm-split-k` (the previous stage; a candidate)"),
@@ -137,7 +140,43 @@ def why_6144():
     return "\n".join(out)
 
 
-TABLES = [("59-h200-squares", screen_59), ("59-6144-why-h200", why_6144)]
+FP32_PEAK_GFLOPS = 132 * 128 * 2 * 1980e6 / 1e9  # the FP32 peak the SGEMM programs print (66908 GFLOP/s)
+SCANS_18 = [("int32", "sum", "2p28", "2^28"), ("int32", "sum", "2p30", "2^30"), ("float", "sum", "2p28", "2^28"),
+            ("int64", "sum", "2p28", "2^28")]
+
+
+def h200_today():
+    """Chapter 18's sums in 15 rounds and chapter 29's 25-shape sweep on the H200 (c2)."""
+    out = ["| stage | size | H200 today: share of the bound | vs the library |", "|---|---|---:|---:|"]
+    for ty, op, tag, size in SCANS_18:
+        r = rows(HERE / f"c2/runs/18-{ty}-{op}-{tag}.csv")
+        stage = r["scan-copy-bound"]
+        med, low, high = paired(stage)
+        out.append(f"| 18 `scan-copy-bound` | {ty} {op}, {size} | {float(stage['pct_memcpy']):.1f}% of copy | "
+                   f"{med:.3f}x CUB [{low:.3f}, {high:.3f}] |")
+    with open(HERE / "c2/sweep/shapes.csv") as f:
+        sweep = list(csv.DictReader(f))
+    at = {(int(r["m"]), int(r["n"]), int(r["k"])): r for r in sweep}
+    for n in (4096, 8192):
+        r = at[(n, n, n)]
+        out.append(f"| 29 `sgemm-split-k` | {n}³ | {100 * float(r['gflops_29']) / FP32_PEAK_GFLOPS:.1f}% of FP32 peak | "
+                   f"{float(r['ratio_29']):.3f}x cuBLAS |")
+    geo = math.exp(sum(math.log(float(r["ratio_29"])) for r in sweep) / len(sweep))
+    big = [r for r in sweep if int(r["m"]) * int(r["n"]) * int(r["k"]) >= 2 ** 30]
+    low = min(big, key=lambda r: float(r["ratio_29"]))
+    out.append(f"| 29 `sgemm-split-k` | the sweep's {len(sweep)} shapes | | geometric mean {geo:.3f}x cuBLAS |")
+    out.append(f"| 29 `sgemm-split-k` | the lowest of the {len(big)} shapes of 2^30 multiply-adds or more | | "
+               f"{float(low['ratio_29']):.3f}x cuBLAS ({low['m']} × {low['n']} × {low['k']}) |")
+    out += ["", f"Chapter 18: one process per row, `--rounds 15 --budget-ms 3000`, an empty plan folder ({provenance('c2')}; "
+                f"raw: [c2/runs/]({DOCS_LINK}c2/runs/)): the stage, CUB and a `cudaMemcpy` of the "
+                "same bytes took turns, so each ratio is paired by round; in brackets the lowest and highest round. "
+                "Chapter 29: `shape_sweep.py --budget-ms 80` (one process per program and shape, each against its own "
+                f"cuBLAS run; raw: [c2/sweep/shapes.csv]({DOCS_LINK}c2/sweep/shapes.csv)). "
+                "No H100 was lent for these: the H100 column of the table above is the last it has."]
+    return "\n".join(out)
+
+
+TABLES = [("59-h200-squares", screen_59), ("59-6144-why-h200", why_6144), ("tuning-h200-s9", h200_today)]
 BLOCKS = {name: name for name, _ in TABLES}
 
 
