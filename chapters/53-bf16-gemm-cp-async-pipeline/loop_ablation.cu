@@ -192,24 +192,25 @@ struct Config {
   const char* name;
   const char* what;
   bool checked;  // false: wrong result by design
+  bool races;    // true: its copies overwrite stages other warps still read (no barrier): skipped under a sanitizer
   Launch launch;
 };
 
 const std::vector<Config>& configs() {
   static const std::vector<Config> list = {
-      {"stage", "the stage itself (gemm_multistage::gemm)", true, stage},
-      {"full", "this program's copy of the loop, every ingredient in", true, launch<Copies::kStage, true, Frags::kStage>},
-      {"no-copies", "no copies in the loop (4 stages copied once, re-read), wait + barrier kept", false,
+      {"stage", "the stage itself (gemm_multistage::gemm)", true, false, stage},
+      {"full", "this program's copy of the loop, every ingredient in", true, false, launch<Copies::kStage, true, Frags::kStage>},
+      {"no-copies", "no copies in the loop (4 stages copied once, re-read), wait + barrier kept", false, false,
        launch<Copies::kOnce, true, Frags::kStage>},
-      {"no-copies-no-sync", "no copies, no wait, no barrier: ldmatrix + mma.sync only", false,
+      {"no-copies-no-sync", "no copies, no wait, no barrier: ldmatrix + mma.sync only", false, false,
        launch<Copies::kOnce, false, Frags::kStage>},
-      {"no-ldmatrix", "copies + wait + barrier kept, fragments loaded once (no ldmatrix in the loop)", false,
+      {"no-ldmatrix", "copies + wait + barrier kept, fragments loaded once (no ldmatrix in the loop)", false, false,
        launch<Copies::kStage, true, Frags::kOnce>},
-      {"mma-only", "only the warp's 16 mma.sync a k16 step on fragments in registers", false,
+      {"mma-only", "only the warp's 16 mma.sync a k16 step on fragments in registers", false, false,
        launch<Copies::kOnce, false, Frags::kOnce>},
-      {"copies-no-sync", "copies + ldmatrix + mma.sync, no wait, no barrier (races)", false,
+      {"copies-no-sync", "copies + ldmatrix + mma.sync, no wait, no barrier (races)", false, true,
        launch<Copies::kStage, false, Frags::kStage>},
-      {"hoisted-copies", "the stage with each thread's copy addresses computed once (interior tiles only)", true,
+      {"hoisted-copies", "the stage with each thread's copy addresses computed once (interior tiles only)", true, false,
        launch<Copies::kHoisted, true, Frags::kStage>},
   };
   return list;
@@ -286,8 +287,15 @@ int main(int argc, char** argv) {
               << ", chapter 53's loop with one ingredient out at a time; TFLOP/s median (min-max):\n";
     std::cout << "config,median_us,tflops,tflops_min,tflops_max,reps,check,what\n";
     bool all_ok = true;
+    // Under compute-sanitizer (the tests' setups set TUT_SANITIZER) a race by design is not a finding: that row is
+    // left out, and says so.
+    const bool under_sanitizer = std::getenv("TUT_SANITIZER") != nullptr;
     for (const Config& config : configs()) {
       if (!only.empty() && only != "all" && only != config.name) continue;
+      if (config.races && under_sanitizer) {
+        std::cout << config.name << ",skipped under a sanitizer: it races by design\n";
+        continue;
+      }
       auto run = [&](cudaStream_t stream) { config.launch(m, n, k, A.data(), B.data(), C.data(), stream); };
       if (once) {
         run(0);
