@@ -19,7 +19,7 @@ S2 = runpy.run_path(str(HERE.parent / "2026-11-28-h200-s2" / "tables.py"))
 S8 = runpy.run_path(str(HERE.parent / "2026-11-29-h200-s8" / "tables.py"))
 RAW_LINK = "../../docs/results/raw/2026-11-29-h200-s9/"
 DOCS_LINK = "results/raw/2026-11-29-h200-s9/"  # the same folder, from a page in docs/
-COMMITS = {"c1": "aba11c2", "c2": "91e5b75"}
+COMMITS = {"c1": "aba11c2", "c2": "91e5b75", "c3": "2cd6fb5"}
 BF16_PEAK_TFLOPS = 132 * 4096 * 1980e6 / 1e12  # the dense peak the GEMM programs print (1071 TFLOP/s)
 SQUARES = (4096, 6144, 8192)
 CANDIDATES_59 = [("bf16-gemm-split-k", "58 `bf16-gemm-split-k` (the previous stage; a candidate)"),
@@ -176,7 +176,48 @@ def h200_today():
     return "\n".join(out)
 
 
-TABLES = [("59-h200-squares", screen_59), ("59-6144-why-h200", why_6144), ("tuning-h200-s9", h200_today)]
+def timeline_18():
+    """Chapter 18's per-tile timeline on the H200 (c4): the H100 block's table, the same run's copy and CUB."""
+    text = (HERE / "c4/18-timeline-int32-sum-2p28.txt").read_text()
+    h100 = (HERE.parent / "2026-11-27-h100/screens-bbee8ca/ch18/timeline-int32-sum-2p28.txt").read_text()
+    num = r"([\d.]+)"
+    h100_tile = float(re.search(r"tile time " + num + " ns", h100).group(1))
+    # Little's law for the H200, as docs/tuning-per-gpu.md writes it: datasheet bandwidth x chapter 02's latency.
+    need_mib = 4.8e12 * 564e-9 / 2 ** 20
+    m = re.search(r"mean per tile: land " + num + r" ns, pass 1 " + num + r" ns, look-back wait " + num +
+                  r" ns, pass 2 \+ stores " + num + r" ns; tile time " + num + " ns", text)
+    land, pass1, wait, pass2, tile = (float(x) for x in m.groups())
+    span, tail, in_flight = (float(x) for x in re.search(
+        r"span \(first claim to last store\) " + num + r" us; tail \(last claim to last store\) " + num +
+        r" us; tiles in flight on average " + num, text).groups())
+    tiles, tile_kib = (int(x) for x in re.search(r"(\d+) tiles of (\d+) KiB", text).groups())
+    table = {r.split()[0]: r.split() for r in text.splitlines() if r.split()[:1] and r.split()[0] in
+             ("cudaMemcpy", "copy-bound-timeline", "cub")}
+    copy_ms, scan_ms = float(table["cudaMemcpy"][3]), float(table["copy-bound-timeline"][2])
+    pct_copy, vs_cub = float(table["copy-bound-timeline"][8]), table["copy-bound-timeline"][9]
+    landing = land / tile * in_flight
+    out = [f"| phase of a tile (mean over its {tiles:,} tiles) | ns | share of the tile's time |", "|---|---:|---:|"]
+    for label, v in (("land (loads in flight)", land), ("pass 1", pass1), ("look-back wait", wait),
+                     ("pass 2 + stores", pass2)):
+        out.append(f"| {label} | {v:.1f} | {100 * v / tile:.1f}% |")
+    out.append(f"| the tile, claim to last store | {tile:.1f} | 100% |")
+    out += ["", f"Span {span:.1f} µs; tail {tail:.1f} µs, **{100 * tail / span:.1f}% of the span**; tiles in flight on "
+                f"average {in_flight:.1f}. The same run's table: the timeline variant at {pct_copy:.1f}% of `cudaMemcpy` "
+                f"and {vs_cub} CUB; the copy took {100 * (1 - copy_ms / scan_ms):.1f}% less time than the scan. The "
+                f"phases keep the H100's proportions, on a tile life {100 * (1 - tile / h100_tile):.0f}% shorter. Little's "
+                f"law does not explain the H200's larger gap: on average {landing:.0f} tiles are landing, about "
+                f"{landing * tile_kib / 1024:.1f} MiB of loads outstanding, {landing * tile_kib / 1024 / need_mib:.1f} "
+                f"times the {need_mib:.1f} MiB the H200 needs in flight ([docs/tuning-per-gpu.md](../../docs/"
+                "tuning-per-gpu.md#why-constants-tuned-on-one-card-dont-carry): 4.8 TB/s × 564 ns). What the rest of "
+                "the gap is, these means do not say.",
+            "", f"`18-scan-any-type-copy-bound --type int32 --op sum --size 2^28 --variant copy-bound-timeline --reps 3` "
+                f"({provenance('c3')}, call 4 on call 3's build; raw: "
+                f"[18-timeline-int32-sum-2p28.txt]({RAW_LINK}c4/18-timeline-int32-sum-2p28.txt))."]
+    return "\n".join(out)
+
+
+TABLES = [("59-h200-squares", screen_59), ("59-6144-why-h200", why_6144), ("tuning-h200-s9", h200_today),
+          ("18-h200-timeline", timeline_18)]
 BLOCKS = {name: name for name, _ in TABLES}
 
 
