@@ -1,5 +1,6 @@
 #include <cuda_runtime.h>
 
+#include <iostream>
 #include <string>
 
 #include "cli.hpp"
@@ -8,6 +9,18 @@
 #include "stats.hpp"
 
 namespace tut {
+
+int run_standalone(const char* program, bool test_mode, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const NoUsableGpu& e) {
+    std::cerr << program << ": " << e.what() << "\n";
+    return test_mode ? 77 : 2;
+  } catch (const std::exception& e) {
+    std::cerr << program << ": error: " << e.what() << "\n";
+    return 1;
+  }
+}
 
 void require_supported_gpu(int device) {
   int count = 0;

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <functional>
 #include <new>
 
 #include "cuda_check.cuh"
@@ -18,6 +19,11 @@ void require_supported_gpu(int device = 0);
 // Properties read with cudaDeviceGetAttribute (CUDA 13 removed cudaDeviceProp::clockRate and
 // memoryClockRate).
 DeviceInfo query_device(int device = 0);
+
+// main() of a program outside the chapter runner (a measurement such as 53-mma-sync-peak): runs `body` and turns
+// an exception into one line on stderr and an exit status: no usable GPU, 77 in test mode (meson's SKIP) and 2
+// otherwise; any other error, 1.
+int run_standalone(const char* program, bool test_mode, const std::function<int()>& body);
 
 // Device memory free right now, in bytes.
 std::size_t free_device_bytes();

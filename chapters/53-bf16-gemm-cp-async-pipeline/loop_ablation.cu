@@ -257,7 +257,7 @@ int main(int argc, char** argv) {
               << "no edge code), and --budget-ms positive\n";
     return 2;
   }
-  try {
+  return tut::run_standalone(argv[0], check, [&]() -> int {
     tut::require_supported_gpu();
     const tut::DeviceInfo info = tut::query_device();
     if (info.cc_major < 8) {
@@ -337,11 +337,5 @@ int main(int argc, char** argv) {
                 << verdict << ",\"" << config.what << "\"\n";
     }
     return all_ok ? 0 : 1;
-  } catch (const tut::NoUsableGpu& e) {
-    std::cerr << argv[0] << ": " << e.what() << "\n";
-    return check ? 77 : 2;
-  } catch (const std::exception& e) {
-    std::cerr << argv[0] << ": error: " << e.what() << "\n";
-    return 1;
-  }
+  });
 }

@@ -106,7 +106,7 @@ int main(int argc, char** argv) {
     std::cerr << argv[0] << ": error: --budget-ms must be a positive number of milliseconds\n";
     return 2;
   }
-  try {
+  return tut::run_standalone(argv[0], check, [&]() -> int {
     tut::require_supported_gpu();
     const tut::DeviceInfo info = tut::query_device();
     if (info.cc_major < 8) {
@@ -133,11 +133,5 @@ int main(int argc, char** argv) {
                             << " TFLOP/s";
     std::cout << "\n";
     return 0;
-  } catch (const tut::NoUsableGpu& e) {
-    std::cerr << argv[0] << ": " << e.what() << "\n";
-    return check ? 77 : 2;
-  } catch (const std::exception& e) {
-    std::cerr << argv[0] << ": error: " << e.what() << "\n";
-    return 1;
-  }
+  });
 }
